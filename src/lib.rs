@@ -1,1 +1,14 @@
-pub fn x(){}
+//! # symalias
+//!
+//! An exact, symbolic-shape-aware alias analysis for dynamic-shape ML compilers:
+//! which of a compiled graph's inputs overlap in memory, now and for every shape
+//! the compiled code will see, and which guards keep that answer true.
+//!
+//! Modules follow `ARCHITECTURE.md`; data flows one way:
+//! `io` → `expr`/`env` → (`simplify`) → (`overlap`) → (`aot`) → (`guards`) → `io`.
+
+#![warn(missing_docs)]
+
+pub mod env;
+pub mod expr;
+pub mod io;

@@ -1,0 +1,597 @@
+//! The hash-consed expression pool and its canonicalising constructors.
+
+use super::arith::Wide;
+use super::node::{BinOp, ExprId, Node, Symbol, TernOp, Ty, UnOp};
+use super::order;
+use hashbrown::HashMap;
+
+/// An arena of interned expressions.
+///
+/// Every constructor returns the canonical handle of its result: constants are
+/// folded (only when the folded value is exactly what evaluation gives, and
+/// fits `i64`), integer sums and products are flattened, like terms and equal
+/// factors are combined, operands of commutative nodes are sorted by
+/// [`order::cmp`]. Nothing heavier happens here: simplification is the job of
+/// the `simplify` module.
+///
+/// ```
+/// use symalias::expr::ExprPool;
+/// let mut pool = ExprPool::new();
+/// let s0 = pool.symbol("s0");
+/// let two = pool.int(2);
+/// let a = pool.add(&[s0, two, s0]);   // s0 + 2 + s0
+/// let b = pool.mul(&[two, s0]);
+/// let b = pool.add(&[b, two]);        // 2*s0 + 2
+/// assert_eq!(a, b);
+/// assert_eq!(pool.display(a).to_string(), "2*s0 + 2");
+/// ```
+#[derive(Default, Clone, Debug)]
+pub struct ExprPool {
+    nodes: Vec<Node>,
+    tys: Vec<Ty>,
+    intern: HashMap<Node, ExprId>,
+    sym_names: Vec<Box<str>>,
+    sym_lookup: HashMap<Box<str>, Symbol>,
+}
+
+impl ExprPool {
+    /// An empty pool.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of interned nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// `true` when nothing has been interned yet.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node behind a handle.
+    pub fn node(&self, id: ExprId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The static type of an expression.
+    pub fn ty(&self, id: ExprId) -> Ty {
+        self.tys[id.index()]
+    }
+
+    /// The name of a symbol.
+    pub fn symbol_name(&self, s: Symbol) -> &str {
+        &self.sym_names[s.index()]
+    }
+
+    /// The symbol with this name, if the pool has seen it.
+    pub fn lookup_symbol(&self, name: &str) -> Option<Symbol> {
+        self.sym_lookup.get(name).copied()
+    }
+
+    /// Interns a symbol name (without building an expression).
+    pub fn intern_symbol(&mut self, name: &str) -> Symbol {
+        if let Some(&s) = self.sym_lookup.get(name) {
+            return s;
+        }
+        let s = Symbol(self.sym_names.len() as u32);
+        self.sym_names.push(name.into());
+        self.sym_lookup.insert(name.into(), s);
+        s
+    }
+
+    /// All symbols interned so far, in creation order.
+    pub fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
+        (0..self.sym_names.len() as u32).map(Symbol)
+    }
+
+    fn intern(&mut self, node: Node) -> ExprId {
+        if let Some(&id) = self.intern.get(&node) {
+            return id;
+        }
+        let ty = self.type_of(&node);
+        let id = ExprId(self.nodes.len() as u32);
+        self.nodes.push(node.clone());
+        self.tys.push(ty);
+        self.intern.insert(node, id);
+        id
+    }
+
+    fn type_of(&self, node: &Node) -> Ty {
+        let any_float = |xs: &[ExprId]| xs.iter().any(|&x| self.ty(x) == Ty::Float);
+        match node {
+            Node::Int(_) | Node::Sym(_) => Ty::Int,
+            Node::Float(_) => Ty::Float,
+            Node::Bool(_) | Node::And(_) | Node::Or(_) => Ty::Bool,
+            Node::Add(xs) | Node::Mul(xs) | Node::Max(xs) | Node::Min(xs) => {
+                if any_float(xs) {
+                    Ty::Float
+                } else {
+                    Ty::Int
+                }
+            }
+            Node::Pow(b, _) => self.ty(*b),
+            Node::Unary(op, a) => match op {
+                UnOp::Abs => self.ty(*a),
+                UnOp::Not => Ty::Bool,
+                UnOp::ToFloat => Ty::Float,
+                UnOp::TruncToInt => Ty::Int,
+            },
+            Node::Binary(op, _) => match op {
+                BinOp::FloorDiv | BinOp::CeilDiv | BinOp::CleanDiv | BinOp::Mod | BinOp::PythonMod => {
+                    Ty::Int
+                }
+                BinOp::FloatTrueDiv | BinOp::IntTrueDiv | BinOp::FloatPow => Ty::Float,
+                _ => Ty::Bool,
+            },
+            Node::Ternary(TernOp::ModularIndexing, _) => Ty::Int,
+            Node::Ternary(TernOp::Where, [_, a, b]) => match (self.ty(*a), self.ty(*b)) {
+                (Ty::Float, _) | (_, Ty::Float) => Ty::Float,
+                (Ty::Bool, Ty::Bool) => Ty::Bool,
+                _ => Ty::Int,
+            },
+        }
+    }
+
+    // ---- constants -------------------------------------------------------
+
+    /// An integer constant.
+    pub fn int(&mut self, v: i64) -> ExprId {
+        self.intern(Node::Int(v))
+    }
+
+    /// A float constant.
+    pub fn float(&mut self, v: f64) -> ExprId {
+        self.intern(Node::Float(v.to_bits()))
+    }
+
+    /// `True` or `False`.
+    pub fn bool(&mut self, b: bool) -> ExprId {
+        self.intern(Node::Bool(b))
+    }
+
+    /// The symbol expression for `name` (interning the name).
+    pub fn symbol(&mut self, name: &str) -> ExprId {
+        let s = self.intern_symbol(name);
+        self.intern(Node::Sym(s))
+    }
+
+    /// The expression of an already interned symbol.
+    pub fn sym(&mut self, s: Symbol) -> ExprId {
+        self.intern(Node::Sym(s))
+    }
+
+    /// The integer value of a constant node.
+    pub fn as_int(&self, id: ExprId) -> Option<i64> {
+        match self.node(id) {
+            Node::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The value of a constant node, if it is one.
+    pub fn as_const(&self, id: ExprId) -> Option<Wide> {
+        match *self.node(id) {
+            Node::Int(v) => Some(Wide::Int(v as i128)),
+            Node::Float(b) => Some(Wide::Float(f64::from_bits(b))),
+            Node::Bool(b) => Some(Wide::Bool(b)),
+            _ => None,
+        }
+    }
+
+    /// The constant for a value, if it is representable (integers must fit `i64`).
+    fn constant(&mut self, w: Wide) -> Option<ExprId> {
+        match w {
+            Wide::Int(v) => i64::try_from(v).ok().map(|v| self.int(v)),
+            Wide::Float(f) => Some(self.float(f)),
+            Wide::Bool(b) => Some(self.bool(b)),
+        }
+    }
+
+    /// Interns `node`, folding it when all children are constants and the
+    /// operator succeeds on them (an error such as division by zero is kept as
+    /// a node, so that evaluation reports it).
+    fn fold_or_intern(&mut self, node: Node) -> ExprId {
+        let vals: Option<Vec<Wide>> = node.children().iter().map(|&c| self.as_const(c)).collect();
+        if let Some(v) = vals {
+            let r = super::eval::apply(&node, &v);
+            if let Some(c) = r.ok().and_then(|w| self.constant(w)) {
+                return c;
+            }
+        }
+        self.intern(node)
+    }
+
+    // ---- ring ------------------------------------------------------------
+
+    /// `-a`.
+    pub fn neg(&mut self, a: ExprId) -> ExprId {
+        let m1 = self.int(-1);
+        self.mul(&[m1, a])
+    }
+
+    /// `a - b`.
+    pub fn sub(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        let nb = self.neg(b);
+        self.add(&[a, nb])
+    }
+
+    /// Splits a term into its integer coefficient and the rest (`3*x*y` → `(3, x*y)`).
+    fn split_coef(&mut self, t: ExprId) -> (i128, ExprId) {
+        if let Node::Mul(xs) = self.node(t) {
+            if let Node::Int(c) = *self.node(xs[0]) {
+                let rest: Vec<ExprId> = xs[1..].to_vec();
+                let r = if rest.len() == 1 {
+                    rest[0]
+                } else {
+                    self.intern(Node::Mul(rest.into()))
+                };
+                return (c as i128, r);
+            }
+        }
+        (1, t)
+    }
+
+    /// `coef * rest`, where `rest` is a canonical non-constant term.
+    fn scale(&mut self, coef: i64, rest: ExprId) -> ExprId {
+        if coef == 1 {
+            return rest;
+        }
+        let c = self.int(coef);
+        let mut xs = vec![c];
+        match self.node(rest) {
+            Node::Mul(fs) => xs.extend(fs.iter()),
+            _ => xs.push(rest),
+        }
+        self.intern(Node::Mul(xs.into()))
+    }
+
+    fn sort(&self, xs: &mut [ExprId]) {
+        xs.sort_by(|&a, &b| order::cmp(self, a, b));
+    }
+
+    /// The sum of `ops`.
+    pub fn add(&mut self, ops: &[ExprId]) -> ExprId {
+        match ops {
+            [] => return self.int(0),
+            [a] => return *a,
+            _ => {}
+        }
+        if ops.iter().any(|&o| self.ty(o) != Ty::Int) {
+            // Float addition is not associative: keep the source's binary shape.
+            return ops[1..].iter().fold(ops[0], |acc, &o| {
+                self.fold_or_intern(Node::Add(vec![acc, o].into()))
+            });
+        }
+        let mut flat = Vec::with_capacity(ops.len());
+        for &o in ops {
+            match self.node(o) {
+                Node::Add(xs) => flat.extend(xs.iter().copied()),
+                _ => flat.push(o),
+            }
+        }
+        let mut constant: i128 = 0;
+        let mut terms: Vec<(ExprId, i128)> = Vec::new();
+        let mut slot: HashMap<ExprId, usize> = HashMap::new();
+        let mut ok = true;
+        for &o in &flat {
+            if let Node::Int(c) = *self.node(o) {
+                constant += c as i128;
+                continue;
+            }
+            let (c, rest) = self.split_coef(o);
+            match slot.get(&rest) {
+                Some(&i) => terms[i].1 += c,
+                None => {
+                    slot.insert(rest, terms.len());
+                    terms.push((rest, c));
+                }
+            }
+        }
+        ok &= i64::try_from(constant).is_ok();
+        ok &= terms.iter().all(|t| i64::try_from(t.1).is_ok());
+        if !ok {
+            // Combining would leave i64: keep the operands apart, only sorted.
+            self.sort(&mut flat);
+            return self.intern(Node::Add(flat.into()));
+        }
+        terms.retain(|t| t.1 != 0);
+        terms.sort_by(|a, b| order::cmp_terms(self, a.0, b.0).then(a.1.cmp(&b.1)));
+        let mut out: Vec<ExprId> = terms.iter().map(|&(r, c)| self.scale(c as i64, r)).collect();
+        if constant != 0 || out.is_empty() {
+            out.push(self.int(constant as i64));
+        }
+        if out.len() == 1 {
+            return out[0];
+        }
+        self.intern(Node::Add(out.into()))
+    }
+
+    /// The product of `ops`.
+    pub fn mul(&mut self, ops: &[ExprId]) -> ExprId {
+        match ops {
+            [] => return self.int(1),
+            [a] => return *a,
+            _ => {}
+        }
+        if ops.iter().any(|&o| self.ty(o) != Ty::Int) {
+            return ops[1..].iter().fold(ops[0], |acc, &o| {
+                self.fold_or_intern(Node::Mul(vec![acc, o].into()))
+            });
+        }
+        let mut flat = Vec::with_capacity(ops.len());
+        for &o in ops {
+            match self.node(o) {
+                Node::Mul(xs) => flat.extend(xs.iter().copied()),
+                _ => flat.push(o),
+            }
+        }
+        let mut coef: Option<i128> = Some(1);
+        let mut factors: Vec<(ExprId, u64)> = Vec::new();
+        for &o in &flat {
+            match *self.node(o) {
+                Node::Int(0) => return self.int(0),
+                Node::Int(c) => coef = coef.and_then(|k| k.checked_mul(c as i128)),
+                Node::Pow(b, k) => push_factor(&mut factors, b, k as u64),
+                _ => push_factor(&mut factors, o, 1),
+            }
+        }
+        let coef = coef.and_then(|c| i64::try_from(c).ok());
+        let exps_ok = factors.iter().all(|f| f.1 <= u32::MAX as u64);
+        let Some(coef) = coef.filter(|_| exps_ok) else {
+            self.sort(&mut flat);
+            return self.intern(Node::Mul(flat.into()));
+        };
+        factors.sort_by(|a, b| order::cmp(self, a.0, b.0).then(a.1.cmp(&b.1)));
+        let fs: Vec<ExprId> = factors
+            .iter()
+            .map(|&(b, k)| self.pow(b, k as u32))
+            .collect();
+        match fs.as_slice() {
+            [] => return self.int(coef),
+            [f] if coef == 1 => return *f,
+            [f] => {
+                if let Some(d) = self.distribute(coef, *f) {
+                    return d;
+                }
+            }
+            _ => {}
+        }
+        let mut xs = Vec::with_capacity(fs.len() + 1);
+        if coef != 1 {
+            xs.push(self.int(coef));
+        }
+        xs.extend(fs);
+        self.intern(Node::Mul(xs.into()))
+    }
+
+    /// `coef * (t1 + t2 + ...)` distributed, as SymPy does for a numeric
+    /// coefficient, when every new coefficient fits `i64`.
+    fn distribute(&mut self, coef: i64, sum: ExprId) -> Option<ExprId> {
+        let Node::Add(ts) = self.node(sum) else {
+            return None;
+        };
+        let ts = ts.to_vec();
+        let mut scaled = Vec::with_capacity(ts.len());
+        for t in ts {
+            let (c, rest) = match *self.node(t) {
+                Node::Int(v) => (v as i128, None),
+                _ => {
+                    let (c, r) = self.split_coef(t);
+                    (c, Some(r))
+                }
+            };
+            let k = i64::try_from(c * coef as i128).ok()?;
+            scaled.push((k, rest));
+        }
+        let terms: Vec<ExprId> = scaled
+            .into_iter()
+            .map(|(k, r)| match r {
+                None => self.int(k),
+                Some(r) => self.scale(k, r),
+            })
+            .collect();
+        Some(self.add(&terms))
+    }
+
+    /// `base**k`.
+    pub fn pow(&mut self, base: ExprId, k: u32) -> ExprId {
+        match k {
+            0 if self.ty(base) == Ty::Int => return self.int(1),
+            1 => return base,
+            _ => {}
+        }
+        if self.ty(base) == Ty::Int {
+            if let Node::Pow(b, j) = *self.node(base) {
+                if let Some(e) = j.checked_mul(k) {
+                    return self.pow(b, e);
+                }
+            }
+        }
+        self.fold_or_intern(Node::Pow(base, k))
+    }
+
+    // ---- lattice and logic ------------------------------------------------
+
+    /// `Max(ops...)`.
+    pub fn max(&mut self, ops: &[ExprId]) -> ExprId {
+        self.extreme(ops, true)
+    }
+
+    /// `Min(ops...)`.
+    pub fn min(&mut self, ops: &[ExprId]) -> ExprId {
+        self.extreme(ops, false)
+    }
+
+    fn extreme(&mut self, ops: &[ExprId], is_max: bool) -> ExprId {
+        let make = |xs: Vec<ExprId>| {
+            if is_max {
+                Node::Max(xs.into())
+            } else {
+                Node::Min(xs.into())
+            }
+        };
+        if ops.len() == 1 {
+            return ops[0];
+        }
+        if ops.is_empty() || ops.iter().any(|&o| self.ty(o) != Ty::Int) {
+            return self.fold_or_intern(make(ops.to_vec()));
+        }
+        let mut flat: Vec<ExprId> = Vec::new();
+        let mut best: Option<i64> = None;
+        for &o in ops {
+            let inner: Vec<ExprId> = match self.node(o) {
+                Node::Max(xs) if is_max => xs.to_vec(),
+                Node::Min(xs) if !is_max => xs.to_vec(),
+                _ => vec![o],
+            };
+            for x in inner {
+                match self.as_int(x) {
+                    Some(v) => {
+                        best = Some(match best {
+                            None => v,
+                            Some(b) if is_max => b.max(v),
+                            Some(b) => b.min(v),
+                        })
+                    }
+                    None => flat.push(x),
+                }
+            }
+        }
+        if let Some(b) = best {
+            flat.push(self.int(b));
+        }
+        self.sort(&mut flat);
+        flat.dedup();
+        if flat.len() == 1 {
+            return flat[0];
+        }
+        self.intern(make(flat))
+    }
+
+    /// `And(ops...)`.
+    pub fn and(&mut self, ops: &[ExprId]) -> ExprId {
+        self.connective(ops, true)
+    }
+
+    /// `Or(ops...)`.
+    pub fn or(&mut self, ops: &[ExprId]) -> ExprId {
+        self.connective(ops, false)
+    }
+
+    fn connective(&mut self, ops: &[ExprId], is_and: bool) -> ExprId {
+        let mut flat = Vec::new();
+        for &o in ops {
+            let inner: Vec<ExprId> = match self.node(o) {
+                Node::And(xs) if is_and => xs.to_vec(),
+                Node::Or(xs) if !is_and => xs.to_vec(),
+                _ => vec![o],
+            };
+            for x in inner {
+                match self.node(x) {
+                    // The neutral element disappears, the absorbing one decides.
+                    Node::Bool(b) if *b == is_and => {}
+                    Node::Bool(_) => return self.bool(!is_and),
+                    _ => flat.push(x),
+                }
+            }
+        }
+        self.sort(&mut flat);
+        flat.dedup();
+        match flat.len() {
+            0 => self.bool(is_and),
+            1 => flat[0],
+            _ => self.intern(if is_and {
+                Node::And(flat.into())
+            } else {
+                Node::Or(flat.into())
+            }),
+        }
+    }
+
+    /// `Not(a)`.
+    pub fn not(&mut self, a: ExprId) -> ExprId {
+        if let Node::Unary(UnOp::Not, x) = *self.node(a) {
+            return x;
+        }
+        self.unary(UnOp::Not, a)
+    }
+
+    // ---- other operators --------------------------------------------------
+
+    /// A unary operator (constant-folded when possible).
+    pub fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId {
+        self.fold_or_intern(Node::Unary(op, a))
+    }
+
+    /// A binary operator (constant-folded when possible).
+    pub fn binary(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        self.fold_or_intern(Node::Binary(op, [a, b]))
+    }
+
+    /// A ternary operator (constant-folded when possible; `Where` with a
+    /// constant condition picks its branch).
+    pub fn ternary(&mut self, op: TernOp, a: ExprId, b: ExprId, c: ExprId) -> ExprId {
+        if op == TernOp::Where {
+            if let Node::Bool(cond) = *self.node(a) {
+                return if cond { b } else { c };
+            }
+        }
+        self.fold_or_intern(Node::Ternary(op, [a, b, c]))
+    }
+
+    // ---- queries ------------------------------------------------------------
+
+    /// The symbols an expression mentions, sorted by name, without repeats.
+    pub fn symbols_of(&self, id: ExprId) -> Vec<Symbol> {
+        let mut seen = hashbrown::HashSet::new();
+        let mut stack = vec![id];
+        let mut out = Vec::new();
+        while let Some(e) = stack.pop() {
+            if !seen.insert(e) {
+                continue;
+            }
+            match self.node(e) {
+                Node::Sym(s) => out.push(*s),
+                n => stack.extend(n.children().iter().copied()),
+            }
+        }
+        out.sort_by(|a, b| self.symbol_name(*a).cmp(self.symbol_name(*b)));
+        out
+    }
+
+    /// The number of nodes of the expression as a tree (shared subtrees count
+    /// once per occurrence; a `Pow` exponent counts as a node), the measure
+    /// SymPy's `preorder_traversal` gives.
+    pub fn tree_size(&self, id: ExprId) -> usize {
+        let mut memo: HashMap<ExprId, usize> = HashMap::new();
+        self.tree_size_memo(id, &mut memo)
+    }
+
+    fn tree_size_memo(&self, id: ExprId, memo: &mut HashMap<ExprId, usize>) -> usize {
+        if let Some(&n) = memo.get(&id) {
+            return n;
+        }
+        let node = self.node(id);
+        let own = match node {
+            Node::Pow(..) => 2,
+            _ => 1,
+        };
+        let n = own
+            + node
+                .children()
+                .iter()
+                .map(|&c| self.tree_size_memo(c, memo))
+                .sum::<usize>();
+        memo.insert(id, n);
+        n
+    }
+}
+
+fn push_factor(factors: &mut Vec<(ExprId, u64)>, base: ExprId, k: u64) {
+    match factors.iter_mut().find(|f| f.0 == base) {
+        Some(f) => f.1 += k,
+        None => factors.push((base, k)),
+    }
+}

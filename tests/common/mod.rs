@@ -1,0 +1,45 @@
+//! Shared helpers of the integration tests: corpus access and a small,
+//! deterministic random generator.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// Path of a file of the shared development corpora (`../shared/corpus/`).
+pub fn corpus(name: &str) -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name);
+    assert!(
+        p.exists(),
+        "corpus file {} is missing: the tests expect the shared/ folder beside the repository",
+        p.display()
+    );
+    p
+}
+
+/// The JSON lines of a corpus file.
+pub fn corpus_lines(name: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(corpus(name)).expect("read corpus");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("corpus line is JSON"))
+        .collect()
+}
+
+/// SplitMix64: small, deterministic, good enough for test inputs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        let span = (hi as i128 - lo as i128 + 1) as u128;
+        lo + (self.next_u64() as u128 % span) as i64
+    }
+}
