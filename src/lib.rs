@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod env;
 pub mod expr;
 pub mod io;

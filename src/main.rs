@@ -1,1 +1,7 @@
-fn main(){}
+//! The `symalias` command. See `symalias --help`.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    symalias::cli::main()
+}

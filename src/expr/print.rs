@@ -7,7 +7,7 @@
 //! and `Where`, which therefore get
 //! parentheses inside sums and products: `s0 - (((s1 + 1)//2))`.
 
-use super::node::{BinOp, ExprId, Node, TernOp, UnOp};
+use super::node::{BinOp, ExprId, Node, UnOp};
 use super::pool::ExprPool;
 use std::fmt::{self, Write};
 

@@ -1,1 +1,19 @@
-//! io
+//! The JSON formats of FORMATS.md §2–§4 (serde), JSON Lines reading with errors
+//! that name the line and the field, and the loading of a case's symbols,
+//! assumptions and expression fields into an [`ExprPool`](crate::expr::ExprPool)
+//! and an [`Env`](crate::env::Env).
+//!
+//! `io` is the boundary: it may use every other module; no other module uses it.
+
+mod error;
+mod jsonl;
+mod load;
+mod types;
+
+pub use error::InputError;
+pub use jsonl::{parse_line, read_jsonl, JsonLine};
+pub use load::{load_env, load_expr, Loaded};
+pub use types::{
+    ExprCase, ExprField, ExprResult, ErrorLine, Expect, Guard, OverlapCase, OverlapResult, PairResult,
+    SymbolSpec, TensorSpec,
+};

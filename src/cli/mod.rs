@@ -1,0 +1,59 @@
+//! The `symalias` command line: argument parsing, logging set-up, and one
+//! module per subcommand.
+//!
+//! Exit codes: 0 success, 1 a check failed (later subcommands), 2 bad input
+//! (in a batch, after answering every other line).
+
+mod eval;
+mod input;
+mod parse;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit code for bad input.
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+/// symalias: exact, symbolic-shape-aware alias analysis for ML compilers.
+///
+/// Logging goes to stderr; set SYMALIAS_LOG (or RUST_LOG) to e.g. `debug` or
+/// `symalias=trace`.
+#[derive(Debug, Parser)]
+#[command(name = "symalias", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Parse expressions and print them normalised (text lines or FORMATS.md §4 JSONL).
+    Parse(parse::ParseArgs),
+    /// Evaluate one expression at given symbol values, with Python semantics.
+    Eval(eval::EvalArgs),
+}
+
+/// Sets up `tracing` to stderr with the filter from `SYMALIAS_LOG` or `RUST_LOG`
+/// (default: warnings only).
+pub fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = std::env::var("SYMALIAS_LOG")
+        .ok()
+        .or_else(|| std::env::var("RUST_LOG").ok())
+        .unwrap_or_else(|| "warn".to_string());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("warn")))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    init_logging();
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Parse(a) => parse::run(a),
+        Command::Eval(a) => eval::run(a),
+    };
+    ExitCode::from(code)
+}

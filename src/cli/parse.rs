@@ -1,0 +1,123 @@
+//! `symalias parse`: expressions in, normalised expressions out.
+
+use super::{input, EXIT_BAD_INPUT};
+use crate::io::{load_env, load_expr, parse_line, ErrorLine, ExprCase, ExprResult};
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+/// Arguments of `symalias parse`.
+#[derive(Debug, clap::Args)]
+pub struct ParseArgs {
+    /// Input file, or `-` for standard input. Each non-blank line is either an
+    /// expression (text mode) or a JSON expression case (FORMATS.md §4).
+    #[arg(default_value = "-")]
+    pub input: String,
+    /// How to read lines: `auto` treats a line starting with `{` as JSON.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+}
+
+/// Input line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// JSON if the line starts with `{`, else expression text.
+    Auto,
+    /// Expression text, one per line.
+    Text,
+    /// FORMATS.md §4 expression cases, one per line.
+    Jsonl,
+}
+
+/// Runs `symalias parse`; returns the exit code.
+pub fn run(args: ParseArgs) -> u8 {
+    let reader = match input::open(&args.input) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = 0usize;
+    for (i, line) in reader.lines().enumerate() {
+        let lineno = i + 1;
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: line {lineno}: cannot read input: {e}");
+                failed += 1;
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let json = match args.format {
+            Format::Auto => line.trim_start().starts_with('{'),
+            Format::Text => false,
+            Format::Jsonl => true,
+        };
+        let ok = if json {
+            parse_case(lineno, &line, &mut out)
+        } else {
+            parse_text(lineno, &line, &mut out)
+        };
+        if !ok {
+            failed += 1;
+        }
+    }
+    let _ = out.flush();
+    if failed > 0 {
+        eprintln!("symalias parse: {failed} line(s) had errors");
+        EXIT_BAD_INPUT
+    } else {
+        0
+    }
+}
+
+fn parse_text(lineno: usize, line: &str, out: &mut impl Write) -> bool {
+    let mut pool = crate::expr::ExprPool::new();
+    match crate::expr::parse(&mut pool, line) {
+        Ok(e) => {
+            let _ = writeln!(out, "{}", pool.display(e));
+            true
+        }
+        Err(err) => {
+            eprintln!("error: line {lineno}: `{}`: {err}", line.trim());
+            // Keep one output line per input line.
+            let _ = writeln!(out);
+            false
+        }
+    }
+}
+
+fn parse_case(lineno: usize, line: &str, out: &mut impl Write) -> bool {
+    let start = Instant::now();
+    let parsed = parse_line::<ExprCase>(lineno, line);
+    let id = parsed.id.clone();
+    let result = parsed.value.and_then(|case| {
+        let mut loaded = load_env(&case.symbols, &case.assumptions).map_err(|e| e.at(lineno, id.as_deref()))?;
+        let e = load_expr(&mut loaded, "expr", &case.expr, false).map_err(|e| e.at(lineno, id.as_deref()))?;
+        let size = loaded.pool.tree_size(e);
+        Ok(ExprResult {
+            id: case.id.clone(),
+            expr: loaded.pool.display(e).to_string(),
+            size_in: size,
+            size_out: size,
+            micros: start.elapsed().as_micros() as u64,
+        })
+    });
+    match result {
+        Ok(r) => {
+            let _ = writeln!(out, "{}", serde_json::to_string(&r).expect("result serialises"));
+            true
+        }
+        Err(err) => {
+            eprintln!("error: {err}");
+            let line = ErrorLine { id, line: lineno, error: err.to_string() };
+            let _ = writeln!(out, "{}", serde_json::to_string(&line).expect("error serialises"));
+            false
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Input errors that say where: line, case id and field.
+
+use std::fmt;
+
+/// A bad input, located by line (1-based), case id and field path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    /// Line of the JSON Lines input (1-based), when known.
+    pub line: Option<usize>,
+    /// The case's `id`, when it could be read.
+    pub id: Option<String>,
+    /// The field path, e.g. `tensors[1].sizes[0]` or `symbols.s0`.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl InputError {
+    /// An error about a field.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        InputError {
+            line: None,
+            id: None,
+            field: Some(field.into()),
+            message: message.into(),
+        }
+    }
+
+    /// The same error, located at a line and case.
+    pub fn at(mut self, line: usize, id: Option<&str>) -> Self {
+        self.line = Some(line);
+        if self.id.is_none() {
+            self.id = id.map(str::to_string);
+        }
+        self
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        if let Some(l) = self.line {
+            write!(f, "line {l}")?;
+            sep = ", ";
+        }
+        if let Some(id) = &self.id {
+            write!(f, "{sep}case {id:?}")?;
+            sep = ", ";
+        }
+        if let Some(field) = &self.field {
+            write!(f, "{sep}field `{field}`")?;
+            sep = ", ";
+        }
+        if !sep.is_empty() {
+            f.write_str(": ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
