@@ -21,7 +21,11 @@ fn symbols_of(v: &serde_json::Value) -> HashMap<String, (i64, Option<i64>, Optio
         for (k, s) in m {
             out.insert(
                 k.clone(),
-                (s["hint"].as_i64().unwrap_or(0), s["min"].as_i64(), s["max"].as_i64()),
+                (
+                    s["hint"].as_i64().unwrap_or(0),
+                    s["min"].as_i64(),
+                    s["max"].as_i64(),
+                ),
             );
         }
     }
@@ -33,15 +37,28 @@ fn all_cases() -> Vec<Case> {
     for v in corpus_lines("exprs_dev.jsonl") {
         let id = v["id"].as_str().unwrap().to_string();
         let symbols = symbols_of(&v);
-        cases.push(Case { id: id.clone(), text: v["expr"].as_str().unwrap().into(), symbols: symbols.clone() });
+        cases.push(Case {
+            id: id.clone(),
+            text: v["expr"].as_str().unwrap().into(),
+            symbols: symbols.clone(),
+        });
         for a in v["assumptions"].as_array().unwrap() {
-            cases.push(Case { id: id.clone(), text: a.as_str().unwrap().into(), symbols: symbols.clone() });
+            cases.push(Case {
+                id: id.clone(),
+                text: a.as_str().unwrap().into(),
+                symbols: symbols.clone(),
+            });
         }
     }
     for v in corpus_lines("overlap_dev.jsonl") {
         let id = v["id"].as_str().unwrap().to_string();
         let symbols = symbols_of(&v);
-        let mut texts: Vec<String> = v["assumptions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().into()).collect();
+        let mut texts: Vec<String> = v["assumptions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().into())
+            .collect();
         for t in v["tensors"].as_array().unwrap() {
             for key in ["sizes", "strides"] {
                 for x in t[key].as_array().unwrap() {
@@ -52,10 +69,18 @@ fn all_cases() -> Vec<Case> {
                 }
             }
             let off = &t["storage_offset"];
-            texts.push(off.as_str().map(str::to_string).unwrap_or_else(|| off.to_string()));
+            texts.push(
+                off.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| off.to_string()),
+            );
         }
         for text in texts {
-            cases.push(Case { id: id.clone(), text, symbols: symbols.clone() });
+            cases.push(Case {
+                id: id.clone(),
+                text,
+                symbols: symbols.clone(),
+            });
         }
     }
     cases
@@ -64,18 +89,32 @@ fn all_cases() -> Vec<Case> {
 #[test]
 fn every_corpus_expression_round_trips() {
     let cases = all_cases();
-    assert!(cases.len() > 5000, "expected the whole corpus, got {}", cases.len());
+    assert!(
+        cases.len() > 5000,
+        "expected the whole corpus, got {}",
+        cases.len()
+    );
     let mut rng = Rng(7);
     let mut checked_points = 0usize;
     for case in &cases {
         let mut pool = ExprPool::new();
-        let e = parse(&mut pool, &case.text).unwrap_or_else(|err| panic!("{}: `{}`: {err}", case.id, case.text));
+        let e = parse(&mut pool, &case.text)
+            .unwrap_or_else(|err| panic!("{}: `{}`: {err}", case.id, case.text));
         let printed = pool.display(e).to_string();
-        let e2 = parse(&mut pool, &printed).unwrap_or_else(|err| panic!("{}: reprint `{printed}`: {err}", case.id));
+        let e2 = parse(&mut pool, &printed)
+            .unwrap_or_else(|err| panic!("{}: reprint `{printed}`: {err}", case.id));
         let printed2 = pool.display(e2).to_string();
-        assert_eq!(printed, printed2, "{}: print fixpoint of `{}`", case.id, case.text);
+        assert_eq!(
+            printed, printed2,
+            "{}: print fixpoint of `{}`",
+            case.id, case.text
+        );
         if pool.ty(e) != Ty::Float {
-            assert_eq!(e, e2, "{}: `{}` re-parses to another expression", case.id, printed);
+            assert_eq!(
+                e, e2,
+                "{}: `{}` re-parses to another expression",
+                case.id, printed
+            );
         }
         // Values: canonical form, its reprint, and the as-written tree agree.
         let ast = parse_ast(&case.text).unwrap();
@@ -101,8 +140,15 @@ fn every_corpus_expression_round_trips() {
             let got = pool.eval(e, &by_sym);
             let got2 = pool.eval(e2, &by_sym);
             if let Ok(want) = reference {
-                let got = got.unwrap_or_else(|err| panic!("{}: `{}` at {point:?}: {err}", case.id, case.text));
-                assert!(got.same(want), "{}: `{}` at {point:?}: {got} != {want}", case.id, case.text);
+                let got = got.unwrap_or_else(|err| {
+                    panic!("{}: `{}` at {point:?}: {err}", case.id, case.text)
+                });
+                assert!(
+                    got.same(want),
+                    "{}: `{}` at {point:?}: {got} != {want}",
+                    case.id,
+                    case.text
+                );
                 let got2 = got2.unwrap();
                 assert!(got2.same(want), "{}: reprint at {point:?}", case.id);
                 checked_points += 1;
@@ -110,7 +156,10 @@ fn every_corpus_expression_round_trips() {
         }
     }
     // Most points are inside the domain; make sure the value check really ran.
-    assert!(checked_points > cases.len() * 4, "only {checked_points} points were checked");
+    assert!(
+        checked_points > cases.len() * 4,
+        "only {checked_points} points were checked"
+    );
 }
 
 #[test]
@@ -118,7 +167,9 @@ fn tree_size_matches_sympy_preorder_count_on_most_expressions() {
     let mut same = 0;
     let mut total = 0;
     for v in corpus_lines("exprs_dev.jsonl") {
-        let Some(want) = v["ref"]["size_in"].as_u64() else { continue };
+        let Some(want) = v["ref"]["size_in"].as_u64() else {
+            continue;
+        };
         if v["ref"].get("torch_text").is_some() {
             continue;
         }
@@ -130,7 +181,10 @@ fn tree_size_matches_sympy_preorder_count_on_most_expressions() {
         }
     }
     eprintln!("tree_size equals sympy's size on {same}/{total}");
-    assert!(same * 10 >= total * 9, "tree size agrees with SymPy on only {same}/{total}");
+    assert!(
+        same * 10 >= total * 9,
+        "tree size agrees with SymPy on only {same}/{total}"
+    );
 }
 
 #[test]
@@ -164,5 +218,8 @@ fn printing_matches_sympys_text_on_most_corpus_expressions() {
         }
     }
     eprintln!("printed text identical to the corpus on {same}/{total}");
-    assert!(same * 100 >= total * 90, "identical text on only {same}/{total}");
+    assert!(
+        same * 100 >= total * 90,
+        "identical text on only {same}/{total}"
+    );
 }

@@ -97,8 +97,10 @@ fn parse_case(lineno: usize, line: &str, out: &mut impl Write) -> bool {
     let parsed = parse_line::<ExprCase>(lineno, line);
     let id = parsed.id.clone();
     let result = parsed.value.and_then(|case| {
-        let mut loaded = load_env(&case.symbols, &case.assumptions).map_err(|e| e.at(lineno, id.as_deref()))?;
-        let e = load_expr(&mut loaded, "expr", &case.expr, false).map_err(|e| e.at(lineno, id.as_deref()))?;
+        let mut loaded =
+            load_env(&case.symbols, &case.assumptions).map_err(|e| e.at(lineno, id.as_deref()))?;
+        let e = load_expr(&mut loaded, "expr", &case.expr, false)
+            .map_err(|e| e.at(lineno, id.as_deref()))?;
         let size = loaded.pool.tree_size(e);
         Ok(ExprResult {
             id: case.id.clone(),
@@ -110,13 +112,25 @@ fn parse_case(lineno: usize, line: &str, out: &mut impl Write) -> bool {
     });
     match result {
         Ok(r) => {
-            let _ = writeln!(out, "{}", serde_json::to_string(&r).expect("result serialises"));
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&r).expect("result serialises")
+            );
             true
         }
         Err(err) => {
             eprintln!("error: {err}");
-            let line = ErrorLine { id, line: lineno, error: err.to_string() };
-            let _ = writeln!(out, "{}", serde_json::to_string(&line).expect("error serialises"));
+            let line = ErrorLine {
+                id,
+                line: lineno,
+                error: err.to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&line).expect("error serialises")
+            );
             false
         }
     }

@@ -25,7 +25,13 @@ pub(super) fn learn(env: &mut Env, pool: &mut ExprPool, a: ExprId) {
         }
         Node::Binary(op, [l, r]) if op.is_relation() => {
             if let Some((s, m, res)) = congruence(pool, op, l, r) {
-                env.add_congruence(s, Congruence { modulus: m, residue: res });
+                env.add_congruence(
+                    s,
+                    Congruence {
+                        modulus: m,
+                        residue: res,
+                    },
+                );
                 return;
             }
             let d = pool.sub(l, r);

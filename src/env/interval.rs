@@ -64,7 +64,10 @@ impl Interval {
     /// The whole integer line.
     pub const FULL: Interval = Interval { lo: None, hi: None };
     /// The booleans as `{0, 1}` (false, true).
-    pub const BOOL: Interval = Interval { lo: Some(0), hi: Some(1) };
+    pub const BOOL: Interval = Interval {
+        lo: Some(0),
+        hi: Some(1),
+    };
 
     /// `[lo, hi]`.
     pub fn new(lo: Option<i128>, hi: Option<i128>) -> Self {
@@ -73,7 +76,10 @@ impl Interval {
 
     /// The single value `v`.
     pub fn point(v: i128) -> Self {
-        Interval { lo: Some(v), hi: Some(v) }
+        Interval {
+            lo: Some(v),
+            hi: Some(v),
+        }
     }
 
     /// `true` when `v` lies inside.
@@ -115,22 +121,6 @@ impl Interval {
         matches!((self.lo, self.hi), (Some(a), Some(b)) if a > b)
     }
 
-    /// `a + b`.
-    pub fn add(self, o: Interval) -> Interval {
-        Interval {
-            lo: self.lo.zip(o.lo).and_then(|(a, b)| a.checked_add(b)),
-            hi: self.hi.zip(o.hi).and_then(|(a, b)| a.checked_add(b)),
-        }
-    }
-
-    /// `-a`.
-    pub fn neg(self) -> Interval {
-        Interval {
-            lo: self.hi.and_then(i128::checked_neg),
-            hi: self.lo.and_then(i128::checked_neg),
-        }
-    }
-
     fn ext(self) -> (Ext, Ext) {
         (
             self.lo.map_or(Ext::NegInf, Ext::Fin),
@@ -149,16 +139,6 @@ impl Interval {
                 _ => None,
             },
         }
-    }
-
-    /// `a * b`.
-    pub fn mul(self, o: Interval) -> Interval {
-        let (a, b) = self.ext();
-        let (c, d) = o.ext();
-        let corners = [a.mul(c), a.mul(d), b.mul(c), b.mul(d)];
-        let lo = *corners.iter().min().expect("four corners");
-        let hi = *corners.iter().max().expect("four corners");
-        Interval::from_ext(lo, hi)
     }
 
     /// `a ** k`.
@@ -187,9 +167,9 @@ impl Interval {
             return self;
         }
         if self.hi.is_some_and(|h| h <= 0) {
-            return self.neg();
+            return -self;
         }
-        let neg = self.neg();
+        let neg = -self;
         Interval {
             lo: Some(0),
             hi: max_opt_unbounded(self.hi, neg.hi),
@@ -254,14 +234,14 @@ impl Interval {
         let parts = [
             pos.map(|p| self.floordiv_pos(p)),
             // x // y == (-x) // (-y)
-            neg.map(|n| self.neg().floordiv_pos(n.neg())),
+            neg.map(|n| (-self).floordiv_pos(-n)),
         ];
         join_parts(parts)
     }
 
     /// `CeilDiv(a, b)` = `-((-a) // b)`.
     pub fn ceildiv(self, d: Interval) -> Interval {
-        self.neg().floordiv(d).neg()
+        -((-self).floordiv(d))
     }
 
     /// `a % b` with the sign of `b`.
@@ -278,7 +258,11 @@ impl Interval {
             }
             // 0 <= x % y <= y - 1, and x % y <= x when x >= 0.
             let hi = p.hi.map(|q| q - 1);
-            let hi = if self.is_nonneg() { min_opt(hi, self.hi) } else { hi };
+            let hi = if self.is_nonneg() {
+                min_opt(hi, self.hi)
+            } else {
+                hi
+            };
             Interval { lo: Some(0), hi }
         });
         let neg_part = neg.map(|n| {
@@ -292,6 +276,41 @@ impl Interval {
             }
         });
         join_parts([pos_part, neg_part])
+    }
+}
+
+impl std::ops::Add for Interval {
+    type Output = Interval;
+    /// `a + b`.
+    fn add(self, o: Interval) -> Interval {
+        Interval {
+            lo: self.lo.zip(o.lo).and_then(|(a, b)| a.checked_add(b)),
+            hi: self.hi.zip(o.hi).and_then(|(a, b)| a.checked_add(b)),
+        }
+    }
+}
+
+impl std::ops::Neg for Interval {
+    type Output = Interval;
+    /// `-a`.
+    fn neg(self) -> Interval {
+        Interval {
+            lo: self.hi.and_then(i128::checked_neg),
+            hi: self.lo.and_then(i128::checked_neg),
+        }
+    }
+}
+
+impl std::ops::Mul for Interval {
+    type Output = Interval;
+    /// `a * b`.
+    fn mul(self, o: Interval) -> Interval {
+        let (a, b) = self.ext();
+        let (c, d) = o.ext();
+        let corners = [a.mul(c), a.mul(d), b.mul(c), b.mul(d)];
+        let lo = *corners.iter().min().expect("four corners");
+        let hi = *corners.iter().max().expect("four corners");
+        Interval::from_ext(lo, hi)
     }
 }
 
@@ -334,7 +353,11 @@ mod tests {
     }
 
     /// Every value of `op` over the boxes lies in the computed interval.
-    fn check_exhaustive(name: &str, f: impl Fn(Interval, Interval) -> Interval, g: impl Fn(i128, i128) -> Option<i128>) {
+    fn check_exhaustive(
+        name: &str,
+        f: impl Fn(Interval, Interval) -> Interval,
+        g: impl Fn(i128, i128) -> Option<i128>,
+    ) {
         for a in -6..=6 {
             for b in a..=6 {
                 for c in -6..=6 {
@@ -355,23 +378,28 @@ mod tests {
 
     #[test]
     fn binary_operators_are_sound_on_small_boxes() {
-        check_exhaustive("add", Interval::add, |x, y| Some(x + y));
-        check_exhaustive("mul", Interval::mul, |x, y| Some(x * y));
+        check_exhaustive("add", |a, b| a + b, |x, y| Some(x + y));
+        check_exhaustive("mul", |a, b| a * b, |x, y| Some(x * y));
         check_exhaustive("max", Interval::max, |x, y| Some(x.max(y)));
         check_exhaustive("min", Interval::min, |x, y| Some(x.min(y)));
         check_exhaustive("floordiv", Interval::floordiv, |x, y| floordiv(x, y).ok());
-        check_exhaustive("ceildiv", Interval::ceildiv, |x, y| crate::expr::arith::ceildiv(x, y).ok());
+        check_exhaustive("ceildiv", Interval::ceildiv, |x, y| {
+            crate::expr::arith::ceildiv(x, y).ok()
+        });
         check_exhaustive("mod", Interval::modulo, |x, y| pymod(x, y).ok());
     }
 
     #[test]
     fn unbounded_ends_stay_sound() {
         let pos = Interval::new(Some(2), None);
-        assert_eq!(pos.mul(iv(3, 4)), Interval::new(Some(6), None));
+        assert_eq!(pos * iv(3, 4), Interval::new(Some(6), None));
         assert_eq!(pos.floordiv(iv(2, 2)), Interval::new(Some(1), None));
         assert_eq!(Interval::FULL.modulo(iv(8, 8)), iv(0, 7));
-        assert_eq!(Interval::new(None, Some(-3)).floordiv(Interval::new(Some(1), None)), Interval::new(None, Some(-1)));
-        assert_eq!(iv(0, 0).mul(Interval::FULL), iv(0, 0));
+        assert_eq!(
+            Interval::new(None, Some(-3)).floordiv(Interval::new(Some(1), None)),
+            Interval::new(None, Some(-1))
+        );
+        assert_eq!(iv(0, 0) * Interval::FULL, iv(0, 0));
         assert_eq!(iv(-3, 2).pow(2), iv(0, 9));
         assert_eq!(iv(-3, 2).abs(), iv(0, 3));
     }

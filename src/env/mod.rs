@@ -130,23 +130,43 @@ impl Env {
         }
         if let (Some(lo), Some(hi)) = (min, max) {
             if lo > hi {
-                return Err(EnvError::EmptyRange { name: name.into(), min: lo, max: hi });
+                return Err(EnvError::EmptyRange {
+                    name: name.into(),
+                    min: lo,
+                    max: hi,
+                });
             }
         }
         let declared = Interval::new(min.map(i128::from), max.map(i128::from));
         if let Some(h) = hint {
             if !declared.contains(h as i128) {
-                return Err(EnvError::HintOutOfRange { name: name.into(), hint: h, range: declared });
+                return Err(EnvError::HintOutOfRange {
+                    name: name.into(),
+                    hint: h,
+                    range: declared,
+                });
             }
         }
-        self.symbols.insert(sym, SymbolInfo { hint, declared, source });
+        self.symbols.insert(
+            sym,
+            SymbolInfo {
+                hint,
+                declared,
+                source,
+            },
+        );
         self.order.push(sym);
         self.ranges.insert(sym, declared);
         Ok(sym)
     }
 
     /// Checks that every symbol of `e` is declared (and, with `need_hints`, has a hint).
-    pub fn check_symbols(&self, pool: &ExprPool, e: ExprId, need_hints: bool) -> Result<(), EnvError> {
+    pub fn check_symbols(
+        &self,
+        pool: &ExprPool,
+        e: ExprId,
+        need_hints: bool,
+    ) -> Result<(), EnvError> {
         for s in pool.symbols_of(e) {
             let name = pool.symbol_name(s).to_string();
             match self.symbols.get(&s) {
@@ -174,7 +194,12 @@ impl Env {
             match pool.eval(a, &|s| self.hint(s)) {
                 Ok(v) if v.as_bool() == Some(true) => {}
                 Ok(_) => return Err(EnvError::AssumptionFalse { text: text() }),
-                Err(error) => return Err(EnvError::AssumptionEval { text: text(), error }),
+                Err(error) => {
+                    return Err(EnvError::AssumptionEval {
+                        text: text(),
+                        error,
+                    })
+                }
             }
         }
         self.assumptions.push(a);
@@ -253,7 +278,12 @@ impl Env {
         self.interval_memo(pool, e, &mut memo)
     }
 
-    fn interval_memo(&self, pool: &ExprPool, e: ExprId, memo: &mut HashMap<ExprId, Interval>) -> Interval {
+    fn interval_memo(
+        &self,
+        pool: &ExprPool,
+        e: ExprId,
+        memo: &mut HashMap<ExprId, Interval>,
+    ) -> Interval {
         if let Some(&r) = memo.get(&e) {
             return r;
         }
@@ -266,8 +296,8 @@ impl Env {
             Node::Float(_) => Interval::FULL,
             Node::Bool(b) => Interval::point(*b as i128),
             Node::Sym(s) => self.range(*s),
-            Node::Add(xs) => xs.iter().fold(Interval::point(0), |acc, &x| acc.add(sub(x))),
-            Node::Mul(xs) => xs.iter().fold(Interval::point(1), |acc, &x| acc.mul(sub(x))),
+            Node::Add(xs) => xs.iter().fold(Interval::point(0), |acc, &x| acc + sub(x)),
+            Node::Mul(xs) => xs.iter().fold(Interval::point(1), |acc, &x| acc * sub(x)),
             Node::Pow(b, k) => sub(*b).pow(*k),
             Node::Max(xs) => xs[1..].iter().fold(sub(xs[0]), |acc, &x| acc.max(sub(x))),
             Node::Min(xs) => xs[1..].iter().fold(sub(xs[0]), |acc, &x| acc.min(sub(x))),
@@ -280,12 +310,9 @@ impl Env {
                     BinOp::FloorDiv | BinOp::CleanDiv => x.floordiv(y),
                     BinOp::CeilDiv => x.ceildiv(y),
                     BinOp::Mod | BinOp::PythonMod => self.modulo(pool, *a, x, y),
-                    BinOp::Eq => decide(x, y, |x, y| points_equal(x, y), |x, y| x.intersect(y).is_empty()),
-                    BinOp::Ne => bool_not(decide(x, y, |x, y| points_equal(x, y), |x, y| x.intersect(y).is_empty())),
-                    BinOp::Lt => decide(x, y, |x, y| below(x, y), |x, y| !below_or_eq_possible(x, y)),
-                    BinOp::Le => decide(x, y, |x, y| below_or_eq(x, y), |x, y| !below_possible_le(x, y)),
-                    BinOp::Gt => decide(y, x, |x, y| below(x, y), |x, y| !below_or_eq_possible(x, y)),
-                    BinOp::Ge => decide(y, x, |x, y| below_or_eq(x, y), |x, y| !below_possible_le(x, y)),
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                        relation(*op, x, y)
+                    }
                     BinOp::FloatTrueDiv | BinOp::IntTrueDiv | BinOp::FloatPow => Interval::FULL,
                 }
             }
@@ -345,48 +372,35 @@ fn bool_not(v: Interval) -> Interval {
     }
 }
 
-/// `[1,1]` when `always(x, y)`, `[0,0]` when `never(x, y)`, else `[0,1]`.
-fn decide(
-    x: Interval,
-    y: Interval,
-    always: impl Fn(Interval, Interval) -> bool,
-    never: impl Fn(Interval, Interval) -> bool,
-) -> Interval {
-    if always(x, y) {
-        Interval::point(1)
-    } else if never(x, y) {
-        Interval::point(0)
-    } else {
-        Interval::BOOL
-    }
-}
-
-fn points_equal(x: Interval, y: Interval) -> bool {
-    matches!((x.as_point(), y.as_point()), (Some(a), Some(b)) if a == b)
-}
-
-/// Every x < every y.
-fn below(x: Interval, y: Interval) -> bool {
-    matches!((x.hi, y.lo), (Some(a), Some(b)) if a < b)
-}
-
-/// Every x <= every y.
-fn below_or_eq(x: Interval, y: Interval) -> bool {
-    matches!((x.hi, y.lo), (Some(a), Some(b)) if a <= b)
-}
-
-/// Some x < some y.
-fn below_or_eq_possible(x: Interval, y: Interval) -> bool {
-    match (x.lo, y.hi) {
-        (Some(a), Some(b)) => a < b,
-        _ => true,
-    }
-}
-
-/// Some x <= some y.
-fn below_possible_le(x: Interval, y: Interval) -> bool {
-    match (x.lo, y.hi) {
-        (Some(a), Some(b)) => a <= b,
-        _ => true,
+/// The truth of `x OP y` over the intervals: `[1,1]` always, `[0,0]` never,
+/// `[0,1]` undecided.
+fn relation(op: BinOp, x: Interval, y: Interval) -> Interval {
+    let lt = |x: Interval, y: Interval| match (x.hi, y.lo, x.lo, y.hi) {
+        (Some(a), Some(b), _, _) if a < b => Some(true),
+        (_, _, Some(a), Some(b)) if a >= b => Some(false),
+        _ => None,
+    };
+    let le = |x: Interval, y: Interval| match (x.hi, y.lo, x.lo, y.hi) {
+        (Some(a), Some(b), _, _) if a <= b => Some(true),
+        (_, _, Some(a), Some(b)) if a > b => Some(false),
+        _ => None,
+    };
+    let eq = |x: Interval, y: Interval| match (x.as_point(), y.as_point()) {
+        (Some(a), Some(b)) if a == b => Some(true),
+        _ if x.intersect(y).is_empty() => Some(false),
+        _ => None,
+    };
+    let truth = match op {
+        BinOp::Lt => lt(x, y),
+        BinOp::Le => le(x, y),
+        BinOp::Gt => lt(y, x),
+        BinOp::Ge => le(y, x),
+        BinOp::Eq => eq(x, y),
+        BinOp::Ne => eq(x, y).map(|b| !b),
+        _ => None,
+    };
+    match truth {
+        Some(b) => Interval::point(b as i128),
+        None => Interval::BOOL,
     }
 }

@@ -238,12 +238,16 @@ pub fn binary(op: BinOp, a: Wide, b: Wide) -> R {
             Ok(Wide::Int(floordiv(to_int(a, &name)?, to_int(b, &name)?)?))
         }
         BinOp::CeilDiv => Ok(Wide::Int(ceildiv(to_int(a, &name)?, to_int(b, &name)?)?)),
-        BinOp::Mod | BinOp::PythonMod => Ok(Wide::Int(pymod(to_int(a, &name)?, to_int(b, &name)?)?)),
+        BinOp::Mod | BinOp::PythonMod => {
+            Ok(Wide::Int(pymod(to_int(a, &name)?, to_int(b, &name)?)?))
+        }
         BinOp::Eq | BinOp::Ne => {
             let eq = match (a, b) {
                 (Wide::Bool(x), Wide::Bool(y)) => x == y,
                 (Wide::Bool(_), _) | (_, Wide::Bool(_)) => {
-                    return Err(ArithError::Type(format!("{name} of a boolean and a number")))
+                    return Err(ArithError::Type(format!(
+                        "{name} of a boolean and a number"
+                    )))
                 }
                 _ => num_cmp(a, b)? == Some(Ordering::Equal),
             };
@@ -337,7 +341,13 @@ mod tests {
     #[test]
     fn ceil_division_follows_python() {
         // -(-a // b) in Python.
-        for &(a, b, c) in &[(7i128, 2i128, 4i128), (-7, 2, -3), (7, -2, -3), (-7, -2, 4), (6, 3, 2)] {
+        for &(a, b, c) in &[
+            (7i128, 2i128, 4i128),
+            (-7, 2, -3),
+            (7, -2, -3),
+            (-7, -2, 4),
+            (6, 3, 2),
+        ] {
             assert_eq!(ceildiv(a, b), Ok(c), "CeilDiv({a}, {b})");
         }
     }
@@ -361,7 +371,10 @@ mod tests {
     fn wide_overflow_is_an_error_not_a_wrap() {
         assert_eq!(floordiv(i128::MIN, -1), Err(ArithError::Overflow));
         assert_eq!(pymod(i128::MIN, -1), Ok(0));
-        assert_eq!(add(Wide::Int(i128::MAX), Wide::Int(1)), Err(ArithError::Overflow));
+        assert_eq!(
+            add(Wide::Int(i128::MAX), Wide::Int(1)),
+            Err(ArithError::Overflow)
+        );
         assert_eq!(pow(Wide::Int(2), 200), Err(ArithError::Overflow));
         assert_eq!(
             binary(BinOp::FloatPow, Wide::Float(10.0), Wide::Float(400.0)),
@@ -373,24 +386,51 @@ mod tests {
     fn int_float_comparison_is_exact() {
         let big = (1i128 << 53) + 1;
         // In Python, 2**53 + 1 > float(2**53) is True although float(2**53 + 1) == float(2**53).
-        assert_eq!(num_cmp(Wide::Int(big), Wide::Float(9007199254740992.0)), Ok(Some(Ordering::Greater)));
-        assert_eq!(num_cmp(Wide::Int(2), Wide::Float(2.5)), Ok(Some(Ordering::Less)));
-        assert_eq!(num_cmp(Wide::Int(-3), Wide::Float(-2.5)), Ok(Some(Ordering::Less)));
-        assert_eq!(num_cmp(Wide::Int(3), Wide::Float(3.0)), Ok(Some(Ordering::Equal)));
+        assert_eq!(
+            num_cmp(Wide::Int(big), Wide::Float(9007199254740992.0)),
+            Ok(Some(Ordering::Greater))
+        );
+        assert_eq!(
+            num_cmp(Wide::Int(2), Wide::Float(2.5)),
+            Ok(Some(Ordering::Less))
+        );
+        assert_eq!(
+            num_cmp(Wide::Int(-3), Wide::Float(-2.5)),
+            Ok(Some(Ordering::Less))
+        );
+        assert_eq!(
+            num_cmp(Wide::Int(3), Wide::Float(3.0)),
+            Ok(Some(Ordering::Equal))
+        );
         assert_eq!(num_cmp(Wide::Int(3), Wide::Float(f64::NAN)), Ok(None));
-        assert_eq!(num_cmp(Wide::Int(3), Wide::Float(f64::INFINITY)), Ok(Some(Ordering::Less)));
+        assert_eq!(
+            num_cmp(Wide::Int(3), Wide::Float(f64::INFINITY)),
+            Ok(Some(Ordering::Less))
+        );
     }
 
     #[test]
     fn float_forms_follow_python() {
-        assert_eq!(unary(UnOp::TruncToInt, Wide::Float(-2.7)), Ok(Wide::Int(-2)));
-        assert!(matches!(unary(UnOp::TruncToInt, Wide::Float(f64::NAN)), Err(ArithError::Domain(_))));
-        assert_eq!(binary(BinOp::IntTrueDiv, Wide::Int(7), Wide::Int(2)), Ok(Wide::Float(3.5)));
+        assert_eq!(
+            unary(UnOp::TruncToInt, Wide::Float(-2.7)),
+            Ok(Wide::Int(-2))
+        );
+        assert!(matches!(
+            unary(UnOp::TruncToInt, Wide::Float(f64::NAN)),
+            Err(ArithError::Domain(_))
+        ));
+        assert_eq!(
+            binary(BinOp::IntTrueDiv, Wide::Int(7), Wide::Int(2)),
+            Ok(Wide::Float(3.5))
+        );
         assert!(matches!(
             binary(BinOp::FloatPow, Wide::Float(-8.0), Wide::Float(0.5)),
             Err(ArithError::Domain(_))
         ));
         // max(1, 1.0) is 1 in Python: the first of equal elements wins.
-        assert_eq!(extreme(&[Wide::Int(1), Wide::Float(1.0)], Ordering::Greater), Ok(Wide::Int(1)));
+        assert_eq!(
+            extreme(&[Wide::Int(1), Wide::Float(1.0)], Ordering::Greater),
+            Ok(Wide::Int(1))
+        );
     }
 }

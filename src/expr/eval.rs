@@ -79,7 +79,9 @@ impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             EvalErrorKind::Arith(e) => write!(f, "{e} in `{}`", self.expr),
-            EvalErrorKind::Unbound(s) => write!(f, "symbol `{s}` has no value (in `{}`)", self.expr),
+            EvalErrorKind::Unbound(s) => {
+                write!(f, "symbol `{s}` has no value (in `{}`)", self.expr)
+            }
         }
     }
 }
@@ -110,19 +112,29 @@ impl ExprPool {
     /// let v = pool.eval(e, &|s| (s == s0).then_some(2)).unwrap();
     /// assert_eq!(v, Value::Int(1 + -4));
     /// ```
-    pub fn eval(&self, id: ExprId, lookup: &dyn Fn(Symbol) -> Option<i64>) -> Result<Value, EvalError> {
+    pub fn eval(
+        &self,
+        id: ExprId,
+        lookup: &dyn Fn(Symbol) -> Option<i64>,
+    ) -> Result<Value, EvalError> {
         let mut memo = HashMap::new();
         let w = self.eval_wide(id, lookup, &mut memo)?;
         narrow(w).map_err(|e| self.error_at(id, EvalErrorKind::Arith(e)))
     }
 
     /// Evaluates an integer expression (a non-integer result is a type error).
-    pub fn eval_int(&self, id: ExprId, lookup: &dyn Fn(Symbol) -> Option<i64>) -> Result<i64, EvalError> {
+    pub fn eval_int(
+        &self,
+        id: ExprId,
+        lookup: &dyn Fn(Symbol) -> Option<i64>,
+    ) -> Result<i64, EvalError> {
         match self.eval(id, lookup)? {
             Value::Int(v) => Ok(v),
             other => Err(self.error_at(
                 id,
-                EvalErrorKind::Arith(ArithError::Type(format!("expected an integer, got {other}"))),
+                EvalErrorKind::Arith(ArithError::Type(format!(
+                    "expected an integer, got {other}"
+                ))),
             )),
         }
     }
@@ -152,10 +164,9 @@ impl ExprPool {
             Node::Sym(s) => match lookup(*s) {
                 Some(v) => Wide::Int(v as i128),
                 None => {
-                    return Err(self.error_at(
-                        id,
-                        EvalErrorKind::Unbound(self.symbol_name(*s).to_string()),
-                    ))
+                    return Err(
+                        self.error_at(id, EvalErrorKind::Unbound(self.symbol_name(*s).to_string()))
+                    )
                 }
             },
             Node::And(xs) | Node::Or(xs) => {
@@ -180,7 +191,11 @@ impl ExprPool {
             Node::Ternary(TernOp::Where, [c, a, b]) => match self.eval_wide(*c, lookup, memo)? {
                 Wide::Bool(true) => self.eval_wide(*a, lookup, memo)?,
                 Wide::Bool(false) => self.eval_wide(*b, lookup, memo)?,
-                _ => return Err(arith_err(ArithError::Type("Where expects a boolean condition".into()))),
+                _ => {
+                    return Err(arith_err(ArithError::Type(
+                        "Where expects a boolean condition".into(),
+                    )))
+                }
             },
             _ => {
                 let mut vals = Vec::with_capacity(node.children().len());

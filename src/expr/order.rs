@@ -56,7 +56,11 @@ fn monomial(pool: &ExprPool, t: ExprId) -> Vec<(ExprId, u32)> {
         _ => (f, 1),
     };
     match pool.node(t) {
-        Node::Mul(xs) => xs.iter().filter(|&&f| !pool.node(f).is_const()).map(|&f| one(f)).collect(),
+        Node::Mul(xs) => xs
+            .iter()
+            .filter(|&&f| !pool.node(f).is_const())
+            .map(|&f| one(f))
+            .collect(),
         _ => vec![one(t)],
     }
 }

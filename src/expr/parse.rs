@@ -129,7 +129,10 @@ pub fn parse_ast(text: &str) -> Result<Ast, ParseError> {
     let e = p.comparison()?;
     let t = p.peek();
     if !matches!(t.tok, Tok::End) {
-        return err(t.offset, format!("unexpected {} after the expression", t.tok));
+        return err(
+            t.offset,
+            format!("unexpected {} after the expression", t.tok),
+        );
     }
     Ok(e)
 }
@@ -167,7 +170,9 @@ struct Token {
     offset: usize,
 }
 
-const OPS: &[&str] = &["**", "//", "<=", ">=", "+", "-", "*", "%", "<", ">", "&", "|", "~"];
+const OPS: &[&str] = &[
+    "**", "//", "<=", ">=", "+", "-", "*", "%", "<", ">", "&", "|", "~",
+];
 
 fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
     let b = text.as_bytes();
@@ -210,19 +215,26 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
                 return err(i, format!("invalid number literal `{}`", &text[start..=i]));
             }
             if is_float {
-                let v: f64 = lit
-                    .parse()
-                    .map_err(|_| ParseError { offset: start, message: format!("invalid float literal `{lit}`") })?;
+                let v: f64 = lit.parse().map_err(|_| ParseError {
+                    offset: start,
+                    message: format!("invalid float literal `{lit}`"),
+                })?;
                 if !v.is_finite() {
                     return err(start, format!("float literal `{lit}` is out of range"));
                 }
-                out.push(Token { tok: Tok::Float(v), offset: start });
+                out.push(Token {
+                    tok: Tok::Float(v),
+                    offset: start,
+                });
             } else {
                 let v: i128 = lit.parse().map_err(|_| ParseError {
                     offset: start,
                     message: format!("integer literal `{lit}` does not fit in 64 bits"),
                 })?;
-                out.push(Token { tok: Tok::Int(v), offset: start });
+                out.push(Token {
+                    tok: Tok::Int(v),
+                    offset: start,
+                });
             }
             continue;
         }
@@ -230,7 +242,10 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                 i += 1;
             }
-            out.push(Token { tok: Tok::Name(text[start..i].to_string()), offset: start });
+            out.push(Token {
+                tok: Tok::Name(text[start..i].to_string()),
+                offset: start,
+            });
             continue;
         }
         let tok = match c {
@@ -246,7 +261,10 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
         }
         let rest = &text[i..];
         if let Some(o) = OPS.iter().find(|o| rest.starts_with(**o)) {
-            out.push(Token { tok: Tok::Op(o), offset: start });
+            out.push(Token {
+                tok: Tok::Op(o),
+                offset: start,
+            });
             i += o.len();
             continue;
         }
@@ -267,7 +285,10 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
         let ch = rest.chars().next().unwrap_or(' ');
         return err(start, format!("unexpected character `{ch}`"));
     }
-    out.push(Token { tok: Tok::End, offset: text.len() });
+    out.push(Token {
+        tok: Tok::End,
+        offset: text.len(),
+    });
     Ok(out)
 }
 
@@ -302,7 +323,10 @@ impl Parser {
 
     fn infix(op: InfixOp, a: Ast, b: Ast) -> Ast {
         let offset = a.offset;
-        Ast { kind: AstKind::Infix(op, Box::new(a), Box::new(b)), offset }
+        Ast {
+            kind: AstKind::Infix(op, Box::new(a), Box::new(b)),
+            offset,
+        }
     }
 
     fn comparison(&mut self) -> Result<Ast, ParseError> {
@@ -376,11 +400,23 @@ impl Parser {
                 "-" => match inner.kind {
                     // A negated literal is a negative literal (so that
                     // -9223372036854775808 fits); `-2**2` is still -(2**2).
-                    AstKind::Int(v) => Ast { kind: AstKind::Int(-v), offset },
-                    AstKind::Float(v) => Ast { kind: AstKind::Float(-v), offset },
-                    _ => Ast { kind: AstKind::Neg(Box::new(inner)), offset },
+                    AstKind::Int(v) => Ast {
+                        kind: AstKind::Int(-v),
+                        offset,
+                    },
+                    AstKind::Float(v) => Ast {
+                        kind: AstKind::Float(-v),
+                        offset,
+                    },
+                    _ => Ast {
+                        kind: AstKind::Neg(Box::new(inner)),
+                        offset,
+                    },
                 },
-                _ => Ast { kind: AstKind::Invert(Box::new(inner)), offset },
+                _ => Ast {
+                    kind: AstKind::Invert(Box::new(inner)),
+                    offset,
+                },
             });
         }
         self.power()
@@ -399,10 +435,22 @@ impl Parser {
         let t = self.next();
         let offset = t.offset;
         match t.tok {
-            Tok::Int(v) => Ok(Ast { kind: AstKind::Int(v), offset }),
-            Tok::Float(v) => Ok(Ast { kind: AstKind::Float(v), offset }),
-            Tok::Name(n) if n == "True" => Ok(Ast { kind: AstKind::Bool(true), offset }),
-            Tok::Name(n) if n == "False" => Ok(Ast { kind: AstKind::Bool(false), offset }),
+            Tok::Int(v) => Ok(Ast {
+                kind: AstKind::Int(v),
+                offset,
+            }),
+            Tok::Float(v) => Ok(Ast {
+                kind: AstKind::Float(v),
+                offset,
+            }),
+            Tok::Name(n) if n == "True" => Ok(Ast {
+                kind: AstKind::Bool(true),
+                offset,
+            }),
+            Tok::Name(n) if n == "False" => Ok(Ast {
+                kind: AstKind::Bool(false),
+                offset,
+            }),
             Tok::Name(n) => {
                 if matches!(self.peek().tok, Tok::LParen) {
                     self.next();
@@ -425,9 +473,15 @@ impl Parser {
                             }
                         }
                     }
-                    Ok(Ast { kind: AstKind::Call(n, args), offset })
+                    Ok(Ast {
+                        kind: AstKind::Call(n, args),
+                        offset,
+                    })
                 } else {
-                    Ok(Ast { kind: AstKind::Name(n), offset })
+                    Ok(Ast {
+                        kind: AstKind::Name(n),
+                        offset,
+                    })
                 }
             }
             Tok::LParen => {
@@ -516,7 +570,10 @@ fn check(pool: &ExprPool, id: ExprId, want: Want, what: &str, at: &Ast) -> Resul
         Want::Bool => "a boolean",
         Want::Any => "anything",
     };
-    err(at.offset, format!("{what} expects {expected}, found a {ty} operand"))
+    err(
+        at.offset,
+        format!("{what} expects {expected}, found a {ty} operand"),
+    )
 }
 
 /// Builds the pool expression of a syntax tree, checking operand types.
@@ -524,13 +581,19 @@ pub fn lower(pool: &mut ExprPool, ast: &Ast) -> Result<ExprId, ParseError> {
     match &ast.kind {
         AstKind::Int(v) => match i64::try_from(*v) {
             Ok(v) => Ok(pool.int(v)),
-            Err(_) => err(ast.offset, format!("integer literal `{v}` does not fit in 64 bits")),
+            Err(_) => err(
+                ast.offset,
+                format!("integer literal `{v}` does not fit in 64 bits"),
+            ),
         },
         AstKind::Float(v) => Ok(pool.float(*v)),
         AstKind::Bool(b) => Ok(pool.bool(*b)),
         AstKind::Name(n) => {
             if function(n).is_some() {
-                return err(ast.offset, format!("`{n}` is a function; call it as {n}(...)"));
+                return err(
+                    ast.offset,
+                    format!("`{n}` is a function; call it as {n}(...)"),
+                );
             }
             Ok(pool.symbol(n))
         }
@@ -592,7 +655,12 @@ fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<Exp
     })
 }
 
-fn lower_call(pool: &mut ExprPool, ast: &Ast, name: &str, args: &[Ast]) -> Result<ExprId, ParseError> {
+fn lower_call(
+    pool: &mut ExprPool,
+    ast: &Ast,
+    name: &str,
+    args: &[Ast],
+) -> Result<ExprId, ParseError> {
     let Some(func) = function(name) else {
         return err(ast.offset, format!("unknown function `{name}`"));
     };
@@ -607,7 +675,11 @@ fn lower_call(pool: &mut ExprPool, ast: &Ast, name: &str, args: &[Ast]) -> Resul
         if args.len() != n {
             return err(
                 ast.offset,
-                format!("`{name}` takes {n} argument{}, found {}", if n == 1 { "" } else { "s" }, args.len()),
+                format!(
+                    "`{name}` takes {n} argument{}, found {}",
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
             );
         }
     }
@@ -659,13 +731,19 @@ fn lower_call(pool: &mut ExprPool, ast: &Ast, name: &str, args: &[Ast]) -> Resul
                 BinOp::Eq | BinOp::Ne => {
                     let (tx, ty) = (pool.ty(xs[0]), pool.ty(xs[1]));
                     if (tx == Ty::Bool) != (ty == Ty::Bool) {
-                        return err(ast.offset, format!("`{name}` compares a boolean with a number"));
+                        return err(
+                            ast.offset,
+                            format!("`{name}` compares a boolean with a number"),
+                        );
                     }
                     want_all(pool, Want::Any)?
                 }
-                BinOp::FloatTrueDiv | BinOp::FloatPow | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                    want_all(pool, Want::Numeric)?
-                }
+                BinOp::FloatTrueDiv
+                | BinOp::FloatPow
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge => want_all(pool, Want::Numeric)?,
                 _ => want_all(pool, Want::Int)?,
             }
             pool.binary(op, xs[0], xs[1])
@@ -674,10 +752,19 @@ fn lower_call(pool: &mut ExprPool, ast: &Ast, name: &str, args: &[Ast]) -> Resul
             match op {
                 TernOp::ModularIndexing => want_all(pool, Want::Int)?,
                 TernOp::Where => {
-                    check(pool, xs[0], Want::Bool, "the condition of `Where`", &args[0])?;
+                    check(
+                        pool,
+                        xs[0],
+                        Want::Bool,
+                        "the condition of `Where`",
+                        &args[0],
+                    )?;
                     let (ta, tb) = (pool.ty(xs[1]), pool.ty(xs[2]));
                     if (ta == Ty::Bool) != (tb == Ty::Bool) {
-                        return err(ast.offset, "the branches of `Where` mix a boolean and a number");
+                        return err(
+                            ast.offset,
+                            "the branches of `Where` mix a boolean and a number",
+                        );
                     }
                 }
             }
@@ -689,7 +776,10 @@ fn lower_call(pool: &mut ExprPool, ast: &Ast, name: &str, args: &[Ast]) -> Resul
 impl Ast {
     /// Evaluates the tree as written, eagerly and without any canonicalisation:
     /// the reference the pool's canonical forms are tested against.
-    pub fn eval(&self, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<super::arith::Wide, super::arith::ArithError> {
+    pub fn eval(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<i64>,
+    ) -> Result<super::arith::Wide, super::arith::ArithError> {
         use super::arith::{self, ArithError, Wide};
         let ev = |a: &Ast| a.eval(lookup);
         Ok(match &self.kind {
@@ -717,8 +807,12 @@ impl Ast {
                 match op {
                     InfixOp::Add => arith::add(x, y)?,
                     InfixOp::Sub => match (x, y) {
-                        (Wide::Int(p), Wide::Int(q)) => Wide::Int(p.checked_sub(q).ok_or(ArithError::Overflow)?),
-                        (Wide::Bool(_), _) | (_, Wide::Bool(_)) => return Err(ArithError::Type("-".into())),
+                        (Wide::Int(p), Wide::Int(q)) => {
+                            Wide::Int(p.checked_sub(q).ok_or(ArithError::Overflow)?)
+                        }
+                        (Wide::Bool(_), _) | (_, Wide::Bool(_)) => {
+                            return Err(ArithError::Type("-".into()))
+                        }
                         _ => Wide::Float(as_f64(x) - as_f64(y)),
                     },
                     InfixOp::Mul => arith::mul(x, y)?,
@@ -729,7 +823,9 @@ impl Ast {
                     InfixOp::Gt => arith::binary(BinOp::Gt, x, y)?,
                     InfixOp::Ge => arith::binary(BinOp::Ge, x, y)?,
                     InfixOp::And | InfixOp::Or => match (x, y) {
-                        (Wide::Bool(p), Wide::Bool(q)) => Wide::Bool(if *op == InfixOp::And { p && q } else { p || q }),
+                        (Wide::Bool(p), Wide::Bool(q)) => {
+                            Wide::Bool(if *op == InfixOp::And { p && q } else { p || q })
+                        }
                         _ => return Err(ArithError::Type("&|".into())),
                     },
                     InfixOp::Pow => unreachable!("handled above"),
@@ -737,7 +833,9 @@ impl Ast {
             }
             AstKind::Call(name, args) => {
                 let vals = args.iter().map(ev).collect::<Result<Vec<_>, _>>()?;
-                match function(name).ok_or_else(|| ArithError::Type(format!("unknown function {name}")))? {
+                match function(name)
+                    .ok_or_else(|| ArithError::Type(format!("unknown function {name}")))?
+                {
                     Func::Un(op) => arith::unary(op, vals[0])?,
                     Func::Bin(op) => arith::binary(op, vals[0], vals[1])?,
                     Func::Tern(op) => arith::ternary(op, vals[0], vals[1], vals[2])?,

@@ -119,9 +119,11 @@ impl ExprPool {
                 UnOp::TruncToInt => Ty::Int,
             },
             Node::Binary(op, _) => match op {
-                BinOp::FloorDiv | BinOp::CeilDiv | BinOp::CleanDiv | BinOp::Mod | BinOp::PythonMod => {
-                    Ty::Int
-                }
+                BinOp::FloorDiv
+                | BinOp::CeilDiv
+                | BinOp::CleanDiv
+                | BinOp::Mod
+                | BinOp::PythonMod => Ty::Int,
                 BinOp::FloatTrueDiv | BinOp::IntTrueDiv | BinOp::FloatPow => Ty::Float,
                 _ => Ty::Bool,
             },
@@ -292,13 +294,20 @@ impl ExprPool {
         ok &= i64::try_from(constant).is_ok();
         ok &= terms.iter().all(|t| i64::try_from(t.1).is_ok());
         if !ok {
-            // Combining would leave i64: keep the operands apart, only sorted.
-            self.sort(&mut flat);
+            // Combining would leave i64: keep the operands apart, only sorted
+            // (constants last, as always in a sum).
+            flat.sort_by(|&a, &b| {
+                let (ca, cb) = (self.node(a).is_const(), self.node(b).is_const());
+                ca.cmp(&cb).then_with(|| order::cmp_terms(self, a, b))
+            });
             return self.intern(Node::Add(flat.into()));
         }
         terms.retain(|t| t.1 != 0);
         terms.sort_by(|a, b| order::cmp_terms(self, a.0, b.0).then(a.1.cmp(&b.1)));
-        let mut out: Vec<ExprId> = terms.iter().map(|&(r, c)| self.scale(c as i64, r)).collect();
+        let mut out: Vec<ExprId> = terms
+            .iter()
+            .map(|&(r, c)| self.scale(c as i64, r))
+            .collect();
         if constant != 0 || out.is_empty() {
             out.push(self.int(constant as i64));
         }

@@ -100,7 +100,9 @@ impl Printer<'_> {
             Node::Unary(UnOp::Not, _) => NOT,
             Node::Unary(..) => FUNC,
             // PyTorch gives these functions precedence 35, below `+`.
-            Node::Binary(BinOp::FloorDiv | BinOp::CleanDiv | BinOp::Mod | BinOp::PythonMod, _) => REL,
+            Node::Binary(BinOp::FloorDiv | BinOp::CleanDiv | BinOp::Mod | BinOp::PythonMod, _) => {
+                REL
+            }
             Node::Binary(op, _) if op.infix().is_some() => REL,
             Node::Binary(..) => FUNC,
             Node::Ternary(..) => REL,
@@ -191,7 +193,10 @@ impl Printer<'_> {
         // a negated product; the pool keeps the constant last.
         let swapped;
         let xs = match xs {
-            [m, c] if self.is_neg_product(*m) && matches!(self.pool.node(*c), Node::Int(v) if *v > 0) => {
+            [m, c]
+                if self.is_neg_product(*m)
+                    && matches!(self.pool.node(*c), Node::Int(v) if *v > 0) =>
+            {
                 swapped = [*c, *m];
                 &swapped[..]
             }

@@ -27,17 +27,28 @@ pub struct Loaded {
 /// let err = load_env(&symbols, &[]).unwrap_err();
 /// assert_eq!(err.to_string(), "field `symbols.s0`: symbol `s0`: hint 1 is outside its range [2, oo)");
 /// ```
-pub fn load_env(symbols: &BTreeMap<String, SymbolSpec>, assumptions: &[String]) -> Result<Loaded, InputError> {
+pub fn load_env(
+    symbols: &BTreeMap<String, SymbolSpec>,
+    assumptions: &[String],
+) -> Result<Loaded, InputError> {
     let mut out = Loaded::default();
     for (name, spec) in symbols {
         valid_name(name).map_err(|m| InputError::field(format!("symbols.{name}"), m))?;
         out.env
-            .declare(&mut out.pool, name, spec.hint, spec.min, spec.max, spec.source.clone())
+            .declare(
+                &mut out.pool,
+                name,
+                spec.hint,
+                spec.min,
+                spec.max,
+                spec.source.clone(),
+            )
             .map_err(|e| InputError::field(format!("symbols.{name}"), e.to_string()))?;
     }
     for (i, text) in assumptions.iter().enumerate() {
         let field = format!("assumptions[{i}]");
-        let a = parse(&mut out.pool, text).map_err(|e| InputError::field(&field, format!("`{text}`: {e}")))?;
+        let a = parse(&mut out.pool, text)
+            .map_err(|e| InputError::field(&field, format!("`{text}`: {e}")))?;
         out.env
             .assume(&mut out.pool, a)
             .map_err(|e| InputError::field(&field, e.to_string()))?;
@@ -47,23 +58,31 @@ pub fn load_env(symbols: &BTreeMap<String, SymbolSpec>, assumptions: &[String]) 
 
 fn valid_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
-    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ok {
         Ok(())
     } else {
-        Err(format!("`{name}` is not a symbol name ([A-Za-z_][A-Za-z0-9_]*)"))
+        Err(format!(
+            "`{name}` is not a symbol name ([A-Za-z_][A-Za-z0-9_]*)"
+        ))
     }
 }
 
 /// Parses an expression field of a case and checks that its symbols are declared
 /// (and have hints, with `need_hints`).
-pub fn load_expr(loaded: &mut Loaded, field: &str, value: &ExprField, need_hints: bool) -> Result<ExprId, InputError> {
+pub fn load_expr(
+    loaded: &mut Loaded,
+    field: &str,
+    value: &ExprField,
+    need_hints: bool,
+) -> Result<ExprId, InputError> {
     let e = match value {
         ExprField::Int(v) => loaded.pool.int(*v),
-        ExprField::Text(t) => {
-            parse(&mut loaded.pool, t).map_err(|e| InputError::field(field, format!("`{t}`: {e}")))?
-        }
+        ExprField::Text(t) => parse(&mut loaded.pool, t)
+            .map_err(|e| InputError::field(field, format!("`{t}`: {e}")))?,
     };
     loaded
         .env

@@ -14,6 +14,6 @@ pub use error::InputError;
 pub use jsonl::{parse_line, read_jsonl, JsonLine};
 pub use load::{load_env, load_expr, Loaded};
 pub use types::{
-    ExprCase, ExprField, ExprResult, ErrorLine, Expect, Guard, OverlapCase, OverlapResult, PairResult,
-    SymbolSpec, TensorSpec,
+    ErrorLine, Expect, ExprCase, ExprField, ExprResult, Guard, OverlapCase, OverlapResult,
+    PairResult, SymbolSpec, TensorSpec,
 };

@@ -65,7 +65,9 @@ impl<'de> Deserialize<'de> for ExprField {
                     .map_err(|_| E::custom(format!("integer {v} does not fit in 64 bits")))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<ExprField, E> {
-                Err(E::custom(format!("expected an integer or an expression string, found the number {v}")))
+                Err(E::custom(format!(
+                    "expected an integer or an expression string, found the number {v}"
+                )))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<ExprField, E> {
                 Ok(ExprField::Text(v.to_string()))

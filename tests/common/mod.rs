@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 /// Path of a file of the shared development corpora (`../shared/corpus/`).
 pub fn corpus(name: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(name);
     assert!(
         p.exists(),
         "corpus file {} is missing: the tests expect the shared/ folder beside the repository",

@@ -1,0 +1,142 @@
+//! The `symalias` command: answers, error messages and exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_symalias"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run symalias");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn eval_follows_python_semantics() {
+    let out = run(
+        &[
+            "eval",
+            "Mod(s0, -3) + s1//(-2) + CeilDiv(s0, 2)",
+            "--at",
+            "s0=7,s1=7",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // 7 % -3 == -2; 7 // -2 == -4; ceil(7/2) == 4
+    assert_eq!(text(&out.stdout).trim(), "-2");
+    let out = run(
+        &["eval", "FloatTrueDiv(ToFloat(s0), 2.0) > 1", "--at", "s0=3"],
+        "",
+    );
+    assert_eq!(text(&out.stdout).trim(), "True");
+}
+
+#[test]
+fn eval_reports_bad_input_with_exit_code_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["eval", "s0//(s1 - 4)", "--at", "s0=1,s1=4"],
+            "division by zero",
+        ),
+        (&["eval", "s0*s0*s0", "--at", "s0=3037000500"], "overflow"),
+        (
+            &["eval", "Frobnicate(s0)", "--at", "s0=1"],
+            "unknown function `Frobnicate`",
+        ),
+        (&["eval", "s0 + ", "--at", "s0=1"], "at column 6"),
+        (
+            &["eval", "s0 + s1", "--at", "s0=1"],
+            "symbol `s1` has no value",
+        ),
+        (&["eval", "s0", "--at", "s0=x"], "not a 64-bit integer"),
+        (&["eval", "99999999999999999999"], "does not fit in 64 bits"),
+    ];
+    for (args, want) in cases {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(want),
+            "{args:?}: stderr {err:?} lacks {want:?}"
+        );
+    }
+}
+
+#[test]
+fn parse_batch_answers_every_line_and_fails_at_the_end() {
+    let input = [
+        "2*(s0 + 1) - s0",
+        "Max(s0,",
+        r#"{"id": "ok", "symbols": {"s0": {"hint": 4, "min": 2}}, "assumptions": ["Eq(Mod(s0, 2), 0)"], "expr": "s0*(s0 + 1)//2"}"#,
+        r#"{"id": "hint", "symbols": {"s0": {"hint": 1, "min": 2}}, "assumptions": [], "expr": "s0"}"#,
+        r#"{"id": "assume", "symbols": {"s0": {"hint": 3, "min": 2}}, "assumptions": ["s0 >= 2", "Eq(Mod(s0, 2), 0)"], "expr": "s0"}"#,
+        r#"{"id": "json", "symbols": {"#,
+        r#"{"id": "field", "symbols": {}, "assumptions": [], "expr": 1.5}"#,
+        r#"{"id": "last", "expr": "ModularIndexing(7, 2, 2)"}"#,
+    ]
+    .join("\n");
+    let out = run(&["parse", "-"], &input);
+    assert_eq!(out.status.code(), Some(2));
+    let lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 8, "one output line per input line: {lines:?}");
+    assert_eq!(lines[0], "s0 + 2");
+    assert_eq!(lines[1], "");
+    let ok: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+    assert_eq!(ok["expr"], "((s0*(s0 + 1))//2)");
+    assert_eq!(ok["size_out"], 7); // FloorDiv, Mul, s0, Add, s0, 1, 2
+    let err = |i: usize| -> String {
+        let v: serde_json::Value = serde_json::from_str(&lines[i]).unwrap();
+        v["error"].as_str().unwrap().to_string()
+    };
+    assert!(
+        err(3).contains("field `symbols.s0`")
+            && err(3).contains("hint 1 is outside its range [2, oo)"),
+        "{}",
+        err(3)
+    );
+    assert!(
+        err(4).contains("field `assumptions[1]`") && err(4).contains("false at the hints"),
+        "{}",
+        err(4)
+    );
+    assert!(
+        err(5).contains("line 6") && err(5).contains("malformed JSON"),
+        "{}",
+        err(5)
+    );
+    assert!(err(6).contains("field `expr`"), "{}", err(6));
+    let last: serde_json::Value = serde_json::from_str(&lines[7]).unwrap();
+    assert_eq!(last["expr"], "1");
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("5 line(s) had errors"), "{stderr}");
+}
+
+#[test]
+fn every_command_has_help() {
+    for args in [&["--help"][..], &["parse", "--help"], &["eval", "--help"]] {
+        let out = run(args, "");
+        assert!(out.status.success(), "{args:?}");
+        assert!(text(&out.stdout).contains("Usage: symalias"), "{args:?}");
+    }
+}
+
+#[test]
+fn missing_input_file_is_bad_input() {
+    let out = run(&["parse", "/nonexistent/file.jsonl"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot open /nonexistent/file.jsonl"));
+}

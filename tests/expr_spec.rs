@@ -1,0 +1,96 @@
+//! The expression layer as a specification: `input => canonical print`, and
+//! `bad input => error at column`.
+
+use symalias::expr::{parse, ExprPool};
+
+macro_rules! canon {
+    ($($name:ident: $start:expr => $goal:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            let mut pool = ExprPool::new();
+            let e = parse(&mut pool, $start).unwrap_or_else(|err| panic!("`{}`: {err}", $start));
+            assert_eq!(pool.display(e).to_string(), $goal, "`{}`", $start);
+        }
+    )*};
+}
+
+canon! {
+    like_terms_collect: "s0 + s0" => "2*s0";
+    numeric_coefficient_distributes: "2*(s0 + 1)" => "2*s0 + 2";
+    negation_distributes: "-(s0 - 1)" => "1 - s0";
+    equal_factors_become_powers: "s0*s1*s0" => "s0**2*s1";
+    powers_of_powers: "(s0**2)**3" => "s0**6";
+    cancellation: "s0 - s0 + 3" => "3";
+    terms_ordered_like_sympy: "x2 + 3*s69**2*x0 + s69**2*x1" => "3*s69**2*x0 + s69**2*x1 + x2";
+    constant_last: "1 + s0" => "s0 + 1";
+    subtraction_printed: "-s0 + 2*s1 - 1" => "-s0 + 2*s1 - 1";
+    max_flattens_and_folds: "Max(1, Max(s0, 3), 2)" => "Max(3, s0)";
+    min_dedupes: "Min(s0, s0)" => "s0";
+    floordiv_prints_torch_style: "FloorDiv(s1 + 1, 2)" => "((s1 + 1)//2)";
+    floordiv_in_sum_is_parenthesised: "s0 - (s1 + 1)//2" => "s0 - (((s1 + 1)//2))";
+    floordiv_of_power: "s69**2//s69" => "((s69**2)//s69)";
+    cleandiv_prints_as_floordiv: "CleanDiv(4*s0, 4)" => "((4*s0)//4)";
+    mod_in_sum_is_parenthesised: "Mod(s0, 2) + 1" => "(Mod(s0, 2)) + 1";
+    modular_indexing_kept: "ModularIndexing(s0*s1 + x0, 1, s1)" => "ModularIndexing(s0*s1 + x0, 1, s1)";
+    python_floor_division_folds: "(-7)//2" => "-4";
+    python_modulo_folds: "Mod(-7, 2) + PythonMod(7, -2)" => "0";
+    ceil_division_folds: "CeilDiv(-7, 2)" => "-3";
+    modular_indexing_folds: "ModularIndexing(13, 2, 4)" => "2";
+    division_by_zero_is_not_folded: "5//0" => "(5//0)";
+    overflow_is_not_folded: "9223372036854775807 + 1" => "1 + 9223372036854775807";
+    in_range_sums_fold: "9223372036854775807 + 1 - 1" => "9223372036854775807";
+    most_negative_literal: "-9223372036854775808" => "-9223372036854775808";
+    unary_minus_binds_looser_than_power: "-2**2" => "-4";
+    where_with_constant_condition: "Where(3 > 2, s0, s1)" => "s0";
+    where_in_product_is_parenthesised: "2*Where(s0 < 3, s0, s1)" => "2*(Where(s0 < 3, s0, s1))";
+    relations_print_infix: "Gt(s0, 3)" => "s0 > 3";
+    eq_prints_as_function: "Eq(Mod(s1, 2), 0)" => "Eq(Mod(s1, 2), 0)";
+    connectives_parenthesise_relations: "And(s0 > 1, Or(s1 < 2, Eq(s0, s1)))" => "(s0 > 1) & (Eq(s0, s1) | (s1 < 2))";
+    connectives_fold: "And(True, s0 > 1) | False" => "s0 > 1";
+    double_negation: "~~(s0 > 1)" => "s0 > 1";
+    not_prints_with_tilde: "Not(s0 > 1)" => "~(s0 > 1)";
+    float_literals_print_like_python: "FloatPow(ToFloat(s77), -0.5)" => "FloatPow(ToFloat(s77), -0.5)";
+    small_floats_use_exponents: "0.00001*ToFloat(s0)" => "1e-05*ToFloat(s0)";
+    float_folding: "FloatTrueDiv(1.0, 4)" => "0.25";
+    int_to_float: "ToFloat(3)" => "3.0";
+    trunc_folds: "TruncToInt(-2.5)" => "-2";
+    float_sums_keep_their_shape: "ToFloat(s0) - 1.0 + 2.0" => "ToFloat(s0) - 1.0 + 2.0";
+}
+
+macro_rules! rejects {
+    ($($name:ident: $text:expr => ($col:expr, $msg:expr);)*) => {$(
+        #[test]
+        fn $name() {
+            let mut pool = ExprPool::new();
+            let err = parse(&mut pool, $text).expect_err($text);
+            assert_eq!(err.offset + 1, $col, "`{}`: {err}", $text);
+            assert!(err.message.contains($msg), "`{}`: {err} lacks {:?}", $text, $msg);
+        }
+    )*};
+}
+
+rejects! {
+    empty: "" => (1, "empty expression");
+    dangling_operator: "s0 +" => (5, "expected an operand");
+    unclosed_call: "Max(s0," => (8, "expected an operand");
+    unclosed_paren: "(s0 + 1" => (8, "expected `)`");
+    unknown_function: "s0 + Frob(s1)" => (6, "unknown function `Frob`");
+    wrong_arity: "Mod(s0)" => (1, "`Mod` takes 2 arguments, found 1");
+    empty_max: "Max()" => (1, "needs at least one argument");
+    true_division: "s0 / 2" => (4, "true division");
+    python_equality: "s0 == 1" => (4, "Eq(a, b)");
+    chained_comparison: "s0 < s1 < s2" => (9, "chained comparisons");
+    boolean_operator_on_integers: "s0 & s1" => (1, "`&` expects a boolean");
+    arithmetic_on_booleans: "(s0 > 1) + 1" => (2, "`+` expects a number");
+    symbolic_exponent: "s0**s1" => (5, "non-negative integer literal");
+    negative_exponent: "s0**-1" => (5, "non-negative integer literal");
+    float_floor_division: "1.5//2" => (1, "`//` expects an integer");
+    function_without_call: "Max + 1" => (1, "`Max` is a function");
+    huge_literal: "s0 + 99999999999999999999" => (6, "does not fit in 64 bits");
+    literal_glued_to_name: "2x" => (2, "invalid number literal");
+    float_out_of_range: "1e999*ToFloat(s0)" => (1, "out of range");
+    stray_character: "s0 $ 1" => (4, "unexpected character `$`");
+    trailing_tokens: "s0 s1" => (4, "unexpected name `s1`");
+    mixed_eq: "Eq(s0 > 1, 2)" => (1, "compares a boolean with a number");
+    where_condition: "Where(s0, 1, 2)" => (7, "condition of `Where`");
+}
