@@ -13,3 +13,4 @@ pub mod cli;
 pub mod env;
 pub mod expr;
 pub mod io;
+pub mod overlap;

@@ -127,7 +127,12 @@ fn parse_batch_answers_every_line_and_fails_at_the_end() {
 
 #[test]
 fn every_command_has_help() {
-    for args in [&["--help"][..], &["parse", "--help"], &["eval", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["parse", "--help"],
+        &["eval", "--help"],
+        &["overlap", "--help"],
+    ] {
         let out = run(args, "");
         assert!(out.status.success(), "{args:?}");
         assert!(text(&out.stdout).contains("Usage: symalias"), "{args:?}");
@@ -139,4 +144,59 @@ fn missing_input_file_is_bad_input() {
     let out = run(&["parse", "/nonexistent/file.jsonl"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot open /nonexistent/file.jsonl"));
+}
+
+#[test]
+fn overlap_batch_reports_bad_cases_and_continues() {
+    let input = [
+        r#"{"id": "ok", "tensors": [{"source": "L['a']", "sizes": [4, 4], "strides": [9, 1], "storage_offset": 0}, {"source": "L['b']", "sizes": [4, 4], "strides": [9, 1], "storage_offset": 9}]}"#,
+        r#"{"id": "neg-size", "tensors": [{"sizes": [4, -1], "strides": [9, 1]}]}"#,
+        r#"{"id": "neg-stride", "tensors": [{"sizes": [4], "strides": ["s0 - 5"]}], "symbols": {"s0": {"hint": 3}}}"#,
+        r#"{"id": "no-hint", "symbols": {"s0": {"min": 2}}, "tensors": [{"sizes": ["s0"], "strides": [1]}]}"#,
+        r#"{"id": "undeclared", "tensors": [{"sizes": ["s9"], "strides": [1]}]}"#,
+        r#"{"id": "rank", "tensors": [{"sizes": [2, 2], "strides": [1]}]}"#,
+        r#"{"id": "offset-overflow", "tensors": [{"sizes": [2], "strides": [1], "storage_offset": 9223372036854775807, "itemsize": 4}]}"#,
+        r#"{"id": "div0", "symbols": {"s0": {"hint": 0, "min": 0}}, "tensors": [{"sizes": ["4//s0"], "strides": [1]}]}"#,
+        r#"{"id": "sym", "symbols": {"s0": {"hint": 4, "min": 2, "source": "L['n']"}}, "tensors": [{"source": "L['x']", "sizes": ["s0"], "strides": [1]}, {"source": "L['y']", "sizes": ["s0"], "strides": [1], "storage_offset": "s0"}]}"#,
+    ]
+    .join("\n");
+    let out = run(&["overlap", "-"], &input);
+    assert_eq!(out.status.code(), Some(2));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 9);
+    assert_eq!(lines[0]["overlapping"], serde_json::json!([0, 1]));
+    assert_eq!(lines[0]["invariant"], true);
+    assert_eq!(
+        lines[0]["pairs"][0]["witness"]["address"]
+            .as_i64()
+            .map(|a| (9..=30).contains(&a)),
+        Some(true)
+    );
+    let expect_err = [
+        (1, "field `tensors[0].sizes[1]`", "negative"),
+        (2, "field `tensors[0].strides[0]`", "negative"),
+        (3, "field `tensors[0].sizes[0]`", "symbol `s0` has no hint"),
+        (4, "field `tensors[0].sizes[0]`", "unknown symbol `s9`"),
+        (5, "field `tensors[0]`", "2 sizes but 1 strides"),
+        (6, "field `tensors[0]`", "does not fit in 64 bits"),
+        (7, "field `tensors[0].sizes[0]`", "division by zero"),
+    ];
+    for (i, field, msg) in expect_err {
+        let e = lines[i]["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("line {i}: {}", lines[i]));
+        assert!(e.contains(field) && e.contains(msg), "line {i}: {e}");
+        assert_eq!(lines[i]["line"], i + 1);
+    }
+    // A symbolic case is answered at the hints, with the StorageOverlap guard.
+    assert_eq!(lines[8]["overlapping"], serde_json::json!([]));
+    assert_eq!(lines[8]["invariant"], serde_json::Value::Null);
+    assert_eq!(
+        lines[8]["guards"],
+        serde_json::json!([{"kind": "storage_overlap", "overlapping": [], "non_overlapping": ["L['x']", "L['y']"]}])
+    );
+    assert!(text(&out.stderr).contains("7 case(s) had errors"));
 }

@@ -6,6 +6,7 @@
 
 mod eval;
 mod input;
+mod overlap;
 mod parse;
 
 use clap::{Parser, Subcommand};
@@ -27,6 +28,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Decide which views of one storage overlap, exactly, per case (FORMATS.md §3 JSONL).
+    Overlap(overlap::OverlapArgs),
     /// Parse expressions and print them normalised (text lines or FORMATS.md §4 JSONL).
     Parse(parse::ParseArgs),
     /// Evaluate one expression at given symbol values, with Python semantics.
@@ -52,6 +55,7 @@ pub fn main() -> ExitCode {
     init_logging();
     let cli = Cli::parse();
     let code = match cli.command {
+        Command::Overlap(a) => overlap::run(a),
         Command::Parse(a) => parse::run(a),
         Command::Eval(a) => eval::run(a),
     };

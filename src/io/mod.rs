@@ -8,12 +8,14 @@
 mod error;
 mod jsonl;
 mod load;
+mod overlap_case;
 mod types;
 
 pub use error::InputError;
 pub use jsonl::{parse_line, read_jsonl, JsonLine};
 pub use load::{load_env, load_expr, Loaded};
+pub use overlap_case::run_overlap_case;
 pub use types::{
     ErrorLine, Expect, ExprCase, ExprField, ExprResult, Guard, OverlapCase, OverlapResult,
-    PairResult, SymbolSpec, TensorSpec,
+    PairResult, PairWitness, SymbolSpec, TensorSpec,
 };

@@ -198,6 +198,20 @@ pub struct PairResult {
     pub overlap: bool,
     /// `proved`, `refuted`, `hint_only` or `unknown`.
     pub proof: String,
+    /// A shared byte address and the indices of both tensors reaching it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<PairWitness>,
+}
+
+/// The evidence of an overlap: one shared byte and the element indices reaching it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairWitness {
+    /// The shared byte address (storage offset in bytes).
+    pub address: i64,
+    /// Index into tensor `a`.
+    pub index_a: Vec<i64>,
+    /// Index into tensor `b`.
+    pub index_b: Vec<i64>,
 }
 
 /// The result line of an overlap case (§3).
@@ -213,8 +227,9 @@ pub struct OverlapResult {
     pub invariant: Option<bool>,
     /// Guards that keep the classification true.
     pub guards: Vec<Guard>,
-    /// Per-pair detail.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Per-pair detail: every overlapping (or undecided) pair; pairs not
+    /// listed are disjoint.
+    #[serde(default)]
     pub pairs: Vec<PairResult>,
     /// Wall time in microseconds.
     pub micros: u64,

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod views;
+
 use std::path::PathBuf;
 
 /// Path of a file of the shared development corpora (`../shared/corpus/`).

@@ -1,0 +1,135 @@
+//! Group overlap at concrete values: symalias's exact group algorithm against a
+//! same-run baseline, a replica of PyTorch's `compute_overlapping_tensors`
+//! (quadratic loop over a conservative O(rank) predicate, PYTORCH_REFERENCE §3).
+//!
+//! Families (1,000 and 10,000 views each): 1-D chunks, column splits of a
+//! row-major matrix, 2-D blocks of a tiling, unfold windows (overlapping),
+//! even/odd interleaves.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
+use symalias::overlap::{analyze_views, View, DEFAULT_BUDGET};
+
+fn chunks(k: i64) -> Vec<View> {
+    (0..k).map(|i| View::new(&[10], &[1], 10 * i)).collect()
+}
+
+fn column_splits(k: i64) -> Vec<View> {
+    // k slices of width 4 of a 64 x 4k row-major matrix.
+    (0..k)
+        .map(|i| View::new(&[64, 4], &[4 * k, 1], 4 * i))
+        .collect()
+}
+
+fn blocks(k: i64) -> Vec<View> {
+    // A sqrt(k) x sqrt(k) tiling of 8x8 blocks.
+    let side = (k as f64).sqrt() as i64;
+    let row = side * 8;
+    (0..side * side)
+        .map(|i| View::new(&[8, 8], &[row, 1], (i / side) * 8 * row + (i % side) * 8))
+        .collect()
+}
+
+fn unfold(k: i64) -> Vec<View> {
+    // Windows of 20 with step 10: each overlaps its neighbours.
+    (0..k).map(|i| View::new(&[20], &[1], 10 * i)).collect()
+}
+
+fn interleaves(k: i64) -> Vec<View> {
+    // Per chunk of 16 elements: its even and its odd elements.
+    (0..k)
+        .map(|i| View::new(&[8], &[2], 16 * (i / 2) + (i % 2)))
+        .collect()
+}
+
+/// PyTorch's pairwise predicate (true = proven disjoint), §3.3.
+fn torch_disjoint(x: &View, y: &View) -> bool {
+    let numel = |v: &View| v.sizes.iter().product::<i64>();
+    if numel(x) == 0 || numel(y) == 0 {
+        return true;
+    }
+    let (x, y) = if x.offset <= y.offset { (x, y) } else { (y, x) };
+    let contiguous = |v: &View| {
+        let mut expect = 1;
+        for (n, s) in v.sizes.iter().zip(&v.strides).rev() {
+            if *n != 1 && *s != expect {
+                return false;
+            }
+            expect *= n;
+        }
+        true
+    };
+    if contiguous(x) && contiguous(y) {
+        return x.offset + numel(x) <= y.offset;
+    }
+    let last = x.offset
+        + x.sizes
+            .iter()
+            .zip(&x.strides)
+            .map(|(n, s)| (n - 1) * s)
+            .sum::<i64>();
+    if last < y.offset {
+        return true;
+    }
+    if x.sizes.len() == 2
+        && y.sizes.len() == 2
+        && x.strides[1] == 1
+        && y.strides[1] == 1
+        && x.strides[0] == y.strides[0]
+    {
+        let (s, d) = (x.strides[0], y.offset - x.offset);
+        if d < x.sizes[1] {
+            return false;
+        }
+        if s * (x.sizes[0] - 1) + x.sizes[1] <= d {
+            return true;
+        }
+        return d % s + y.sizes[1] <= s;
+    }
+    false
+}
+
+fn torch_group(views: &[View]) -> usize {
+    let mut hit = vec![false; views.len()];
+    for i in 0..views.len() {
+        for j in 0..i {
+            if !torch_disjoint(&views[i], &views[j]) {
+                hit[i] = true;
+                hit[j] = true;
+            }
+        }
+    }
+    hit.iter().filter(|h| **h).count()
+}
+
+/// A named family of view groups, built for a given group size.
+type Family = (&'static str, fn(i64) -> Vec<View>);
+
+fn bench(c: &mut Criterion) {
+    let families: [Family; 5] = [
+        ("chunks_1d", chunks),
+        ("column_splits", column_splits),
+        ("blocks_2d", blocks),
+        ("unfold_windows", unfold),
+        ("even_odd", interleaves),
+    ];
+    for (name, make) in families {
+        let mut g = c.benchmark_group(name);
+        g.sample_size(20);
+        for k in [1_000i64, 10_000] {
+            let views = make(k);
+            g.bench_with_input(BenchmarkId::new("symalias", k), &views, |b, v| {
+                b.iter(|| black_box(analyze_views(black_box(v), DEFAULT_BUDGET)))
+            });
+            if k == 1_000 {
+                g.bench_with_input(BenchmarkId::new("torch_replica", k), &views, |b, v| {
+                    b.iter(|| black_box(torch_group(black_box(v))))
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,99 @@
+//! `symalias overlap`: one result line per overlap case (FORMATS.md §3).
+
+use super::{input, EXIT_BAD_INPUT};
+use crate::io::{parse_line, run_overlap_case, ErrorLine, OverlapCase};
+use crate::overlap::DEFAULT_BUDGET;
+use std::io::{BufRead, IsTerminal, Write};
+
+/// Arguments of `symalias overlap`.
+#[derive(Debug, clap::Args)]
+pub struct OverlapArgs {
+    /// JSON Lines file of overlap cases, or `-` for standard input.
+    #[arg(default_value = "-")]
+    pub input: String,
+    /// Work bound of the exact search, in nodes per pair; a pair that needs more
+    /// is reported as overlapping with proof `unknown`.
+    #[arg(long, default_value_t = DEFAULT_BUDGET)]
+    pub budget: u64,
+}
+
+/// Runs `symalias overlap`; returns the exit code.
+pub fn run(args: OverlapArgs) -> u8 {
+    let reader = match input::open(&args.input) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let lines: Vec<(usize, Result<String, std::io::Error>)> = reader
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    let cases = lines
+        .iter()
+        .filter(|(_, l)| l.as_ref().map_or(true, |t| !t.trim().is_empty()))
+        .count();
+    let progress = (std::io::stderr().is_terminal() && cases >= 100).then(|| {
+        let bar = indicatif::ProgressBar::new(cases as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} cases {elapsed_precise} (eta {eta})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = 0usize;
+    for (lineno, line) in lines {
+        let line = match line {
+            Ok(l) if l.trim().is_empty() => continue,
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: line {lineno}: cannot read input: {e}");
+                failed += 1;
+                break;
+            }
+        };
+        let parsed = parse_line::<OverlapCase>(lineno, &line);
+        let id = parsed.id.clone();
+        let result = parsed
+            .value
+            .and_then(|case| run_overlap_case(&case, args.budget))
+            .map_err(|e| e.at(lineno, id.as_deref()));
+        let text = match result {
+            Ok(r) => serde_json::to_string(&r).expect("result serialises"),
+            Err(err) => {
+                failed += 1;
+                let msg = format!("error: {err}");
+                match &progress {
+                    Some(bar) => bar.println(msg),
+                    None => eprintln!("{msg}"),
+                }
+                serde_json::to_string(&ErrorLine {
+                    id,
+                    line: lineno,
+                    error: err.to_string(),
+                })
+                .expect("error serialises")
+            }
+        };
+        let _ = writeln!(out, "{text}");
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let _ = out.flush();
+    if failed > 0 {
+        eprintln!("symalias overlap: {failed} case(s) had errors");
+        EXIT_BAD_INPUT
+    } else {
+        0
+    }
+}

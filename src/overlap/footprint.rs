@@ -1,0 +1,293 @@
+//! Concrete views and their normalised footprints.
+//!
+//! A view's footprint is `{ offset + sum_d i_d*stride_d : 0 <= i_d < size_d }`
+//! (FORMATS.md §3), each element covering `itemsize` bytes. Footprints of one
+//! case are compared in a common unit: elements when every view has the same
+//! itemsize, bytes otherwise (then each view gets an extra innermost "byte"
+//! dimension of size `itemsize` and stride 1).
+//!
+//! Normalisation keeps the address set and drops what does not change it:
+//! dimensions of size 1 or stride 0, and merges a dimension into the next
+//! outer one when the outer stride equals `size * stride` (a contiguous run).
+//! Each normalised dimension remembers the original dimensions it stands for,
+//! so that a witness can be reported in the view's own indices.
+
+use std::fmt;
+
+/// A concrete strided view (all values at the hints).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    /// Sizes, one per dimension.
+    pub sizes: Vec<i64>,
+    /// Strides in elements, one per dimension.
+    pub strides: Vec<i64>,
+    /// Storage offset in elements.
+    pub offset: i64,
+    /// Bytes per element.
+    pub itemsize: i64,
+}
+
+/// What is wrong with a view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewError {
+    /// `sizes` and `strides` have different lengths.
+    RankMismatch {
+        /// Number of sizes.
+        sizes: usize,
+        /// Number of strides.
+        strides: usize,
+    },
+    /// A size is negative.
+    NegativeSize(usize),
+    /// A stride is negative.
+    NegativeStride(usize),
+    /// The storage offset is negative.
+    NegativeOffset,
+    /// The itemsize is not positive.
+    BadItemsize,
+    /// A byte address of the footprint does not fit in 64 bits.
+    Overflow,
+}
+
+impl fmt::Display for ViewError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ViewError::RankMismatch { sizes, strides } => {
+                write!(f, "{sizes} sizes but {strides} strides")
+            }
+            ViewError::NegativeSize(d) => write!(f, "size of dimension {d} is negative"),
+            ViewError::NegativeStride(d) => write!(f, "stride of dimension {d} is negative"),
+            ViewError::NegativeOffset => f.write_str("storage offset is negative"),
+            ViewError::BadItemsize => f.write_str("itemsize must be at least 1"),
+            ViewError::Overflow => {
+                f.write_str("a byte address of the view does not fit in 64 bits")
+            }
+        }
+    }
+}
+
+impl View {
+    /// A view with itemsize 1.
+    pub fn new(sizes: &[i64], strides: &[i64], offset: i64) -> Self {
+        View {
+            sizes: sizes.to_vec(),
+            strides: strides.to_vec(),
+            offset,
+            itemsize: 1,
+        }
+    }
+
+    /// Checks ranks, signs, and that every byte address fits `i64`.
+    pub fn validate(&self) -> Result<(), ViewError> {
+        if self.sizes.len() != self.strides.len() {
+            return Err(ViewError::RankMismatch {
+                sizes: self.sizes.len(),
+                strides: self.strides.len(),
+            });
+        }
+        if let Some(d) = self.sizes.iter().position(|&s| s < 0) {
+            return Err(ViewError::NegativeSize(d));
+        }
+        if let Some(d) = self.strides.iter().position(|&s| s < 0) {
+            return Err(ViewError::NegativeStride(d));
+        }
+        if self.offset < 0 {
+            return Err(ViewError::NegativeOffset);
+        }
+        if self.itemsize < 1 {
+            return Err(ViewError::BadItemsize);
+        }
+        let mut last = self.offset as i128;
+        for (&n, &s) in self.sizes.iter().zip(&self.strides) {
+            last += (n.max(1) as i128 - 1) * s as i128;
+        }
+        let end = (last + 1) * self.itemsize as i128 - 1;
+        if end > i64::MAX as i128 {
+            return Err(ViewError::Overflow);
+        }
+        Ok(())
+    }
+
+    /// `true` when some size is 0.
+    pub fn is_empty(&self) -> bool {
+        self.sizes.contains(&0)
+    }
+
+    /// The byte address of the element at `index`.
+    pub fn byte_address(&self, index: &[i64]) -> i128 {
+        let e: i128 = self.offset as i128
+            + index
+                .iter()
+                .zip(&self.strides)
+                .map(|(&i, &s)| i as i128 * s as i128)
+                .sum::<i128>();
+        e * self.itemsize as i128
+    }
+}
+
+/// Marks the byte-within-element dimension in [`Dim::parts`].
+pub(crate) const BYTE_DIM: usize = usize::MAX;
+
+/// One normalised dimension: `size >= 2`, `stride >= 1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Dim {
+    pub size: i128,
+    pub stride: i128,
+    /// The original dimensions merged here, innermost first: (dim, size).
+    pub parts: Vec<(usize, i128)>,
+}
+
+/// A normalised footprint in a common unit (elements or bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Footprint {
+    /// Normalised dimensions, by decreasing stride.
+    pub dims: Vec<Dim>,
+    /// First address.
+    pub start: i128,
+    /// Last address (inclusive).
+    pub end: i128,
+    /// No address at all.
+    pub empty: bool,
+    /// Rank of the original view (for witnesses).
+    pub rank: usize,
+    /// Bytes per unit of `start`/`end` (the itemsize in element mode, 1 in byte mode).
+    pub unit_bytes: i128,
+}
+
+impl Footprint {
+    /// The footprint of a valid view, in bytes when `bytes` is set, else in elements.
+    pub fn new(v: &View, bytes: bool) -> Footprint {
+        let scale = if bytes { v.itemsize as i128 } else { 1 };
+        let mut dims: Vec<Dim> = v
+            .sizes
+            .iter()
+            .zip(&v.strides)
+            .enumerate()
+            .filter(|(_, (&n, &s))| n >= 2 && s > 0)
+            .map(|(d, (&n, &s))| Dim {
+                size: n as i128,
+                stride: s as i128 * scale,
+                parts: vec![(d, n as i128)],
+            })
+            .collect();
+        if bytes && v.itemsize > 1 {
+            dims.push(Dim {
+                size: v.itemsize as i128,
+                stride: 1,
+                parts: vec![(BYTE_DIM, v.itemsize as i128)],
+            });
+        }
+        dims.sort_by_key(|d| d.stride);
+        let mut merged: Vec<Dim> = Vec::with_capacity(dims.len());
+        for d in dims {
+            match merged.last_mut() {
+                Some(inner) if d.stride == inner.size * inner.stride => {
+                    inner.size *= d.size;
+                    inner.parts.extend(d.parts);
+                }
+                _ => merged.push(d),
+            }
+        }
+        merged.reverse();
+        let start = v.offset as i128 * scale;
+        let end = start + merged.iter().map(|d| (d.size - 1) * d.stride).sum::<i128>();
+        Footprint {
+            dims: merged,
+            start,
+            end,
+            empty: v.is_empty(),
+            rank: v.sizes.len(),
+            unit_bytes: if bytes { 1 } else { v.itemsize as i128 },
+        }
+    }
+
+    /// `true` when the footprint is one contiguous run of addresses.
+    pub fn is_run(&self) -> bool {
+        self.dims.is_empty() || (self.dims.len() == 1 && self.dims[0].stride == 1)
+    }
+
+    /// The view's element index for per-dimension values of the normalised dims.
+    pub fn index_of(&self, values: &[i128]) -> Vec<i64> {
+        let mut idx = vec![0i64; self.rank];
+        for (d, &v) in self.dims.iter().zip(values) {
+            let mut v = v;
+            for &(orig, n) in &d.parts {
+                if orig != BYTE_DIM {
+                    idx[orig] = (v % n) as i64;
+                }
+                v /= n;
+            }
+        }
+        idx
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_views_normalise_to_one_run() {
+        let f = Footprint::new(&View::new(&[2, 3, 4], &[12, 4, 1], 5), false);
+        assert!(f.is_run());
+        assert_eq!((f.start, f.end), (5, 28));
+        assert_eq!(f.index_of(&[13]), vec![1, 0, 1]);
+    }
+
+    #[test]
+    fn expanded_and_unit_dims_disappear() {
+        let f = Footprint::new(&View::new(&[4, 1, 3], &[0, 7, 2], 1), false);
+        assert_eq!(f.dims.len(), 1);
+        assert_eq!((f.start, f.end), (1, 5));
+    }
+
+    #[test]
+    fn byte_mode_adds_the_bytes_of_an_element() {
+        let v = View {
+            sizes: vec![2],
+            strides: vec![1],
+            offset: 3,
+            itemsize: 4,
+        };
+        let f = Footprint::new(&v, true);
+        assert!(f.is_run());
+        assert_eq!((f.start, f.end), (12, 19));
+    }
+
+    #[test]
+    fn bad_views_are_rejected() {
+        assert_eq!(
+            View::new(&[2], &[1, 1], 0).validate(),
+            Err(ViewError::RankMismatch {
+                sizes: 1,
+                strides: 2
+            })
+        );
+        assert_eq!(
+            View::new(&[-1], &[1], 0).validate(),
+            Err(ViewError::NegativeSize(0))
+        );
+        assert_eq!(
+            View::new(&[2], &[-1], 0).validate(),
+            Err(ViewError::NegativeStride(0))
+        );
+        assert_eq!(
+            View::new(&[2], &[1], -1).validate(),
+            Err(ViewError::NegativeOffset)
+        );
+        assert_eq!(
+            View::new(&[3], &[i64::MAX / 2 + 1], 1).validate(),
+            Err(ViewError::Overflow)
+        );
+        assert_eq!(
+            View {
+                sizes: vec![2],
+                strides: vec![1],
+                offset: i64::MAX / 4,
+                itemsize: 4
+            }
+            .validate(),
+            Err(ViewError::Overflow)
+        );
+    }
+}

@@ -1,0 +1,60 @@
+//! Brute-force ground truth for overlap: enumerate every byte of every view.
+
+#![allow(dead_code)]
+
+use hashbrown::HashSet;
+use symalias::overlap::View;
+
+/// Every byte address a view covers.
+pub fn bytes_of(v: &View) -> HashSet<i64> {
+    let mut out = HashSet::new();
+    if v.sizes.contains(&0) {
+        return out;
+    }
+    let mut idx = vec![0i64; v.sizes.len()];
+    loop {
+        let e: i64 = v.offset + idx.iter().zip(&v.strides).map(|(i, s)| i * s).sum::<i64>();
+        for b in 0..v.itemsize {
+            out.insert(e * v.itemsize + b);
+        }
+        // odometer
+        let mut d = v.sizes.len();
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < v.sizes[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The exact overlapping pairs and set of a group, by enumeration.
+pub fn brute_group(views: &[View]) -> (Vec<(usize, usize)>, Vec<usize>) {
+    let sets: Vec<HashSet<i64>> = views.iter().map(bytes_of).collect();
+    let mut pairs = Vec::new();
+    for a in 0..views.len() {
+        for b in a + 1..views.len() {
+            if sets[a].iter().any(|x| sets[b].contains(x)) {
+                pairs.push((a, b));
+            }
+        }
+    }
+    let mut set: Vec<usize> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
+    set.sort_unstable();
+    set.dedup();
+    (pairs, set)
+}
+
+/// `true` when `index` is inside the view and its element covers `address`.
+pub fn covers(v: &View, index: &[i64], address: i128) -> bool {
+    if index.len() != v.sizes.len() || index.iter().zip(&v.sizes).any(|(i, n)| *i < 0 || i >= n) {
+        return false;
+    }
+    let start = v.byte_address(index);
+    start <= address && address < start + v.itemsize as i128
+}
