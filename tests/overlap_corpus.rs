@@ -94,12 +94,12 @@ fn cli_answers_every_corpus_case_exactly() {
                 .as_ref()
                 .unwrap_or_else(|| panic!("{}: pair without witness", case.id));
             assert!(
-                covers(&views[p.a], &w.index_a, w.address as i128),
+                covers(&views[p.a], &w.index_a, w.address),
                 "{}: witness {w:?}",
                 case.id
             );
             assert!(
-                covers(&views[p.b], &w.index_b, w.address as i128),
+                covers(&views[p.b], &w.index_b, w.address),
                 "{}: witness {w:?}",
                 case.id
             );

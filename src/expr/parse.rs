@@ -612,7 +612,45 @@ pub fn lower(pool: &mut ExprPool, ast: &Ast) -> Result<ExprId, ParseError> {
     }
 }
 
+/// Collects the factors of a product chain `a*b*c`, with every unary minus
+/// on a factor counted apart: `-(x + 1)*y` is the product of -1, `x + 1` and `y`.
+fn mul_chain<'a>(ast: &'a Ast, factors: &mut Vec<&'a Ast>, negs: &mut usize) {
+    match &ast.kind {
+        AstKind::Infix(InfixOp::Mul, a, b) => {
+            mul_chain(a, factors, negs);
+            mul_chain(b, factors, negs);
+        }
+        AstKind::Neg(a) => {
+            *negs += 1;
+            mul_chain(a, factors, negs);
+        }
+        _ => factors.push(ast),
+    }
+}
+
+/// Lowers a whole product chain at once, so that its canonical form does not
+/// depend on the grouping of the text (`2*(x + 1)*y` is one product of three
+/// factors, not `(2*x + 2)*y`); printing and re-parsing then agree.
+fn lower_product(pool: &mut ExprPool, a: &Ast, b: &Ast) -> Result<ExprId, ParseError> {
+    let (mut factors, mut negs) = (Vec::new(), 0);
+    mul_chain(a, &mut factors, &mut negs);
+    mul_chain(b, &mut factors, &mut negs);
+    let mut xs = Vec::with_capacity(factors.len() + 1);
+    if negs % 2 == 1 {
+        xs.push(pool.int(-1));
+    }
+    for f in factors {
+        let x = lower(pool, f)?;
+        check(pool, x, Want::Numeric, "`*`", f)?;
+        xs.push(x);
+    }
+    Ok(pool.mul(&xs))
+}
+
 fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<ExprId, ParseError> {
+    if op == InfixOp::Mul {
+        return lower_product(pool, a, b);
+    }
     if op == InfixOp::Pow {
         let x = lower(pool, a)?;
         check(pool, x, Want::Numeric, "`**`", a)?;
@@ -642,7 +680,7 @@ fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<Exp
     Ok(match op {
         InfixOp::Add => pool.add(&[x, y]),
         InfixOp::Sub => pool.sub(x, y),
-        InfixOp::Mul => pool.mul(&[x, y]),
+        InfixOp::Mul => unreachable!("handled above"),
         InfixOp::FloorDiv => pool.binary(BinOp::FloorDiv, x, y),
         InfixOp::Mod => pool.binary(BinOp::Mod, x, y),
         InfixOp::Lt => pool.binary(BinOp::Lt, x, y),

@@ -8,32 +8,34 @@
 //! Two such views share an address exactly when their boxes intersect, so
 //! column splits, row blocks and 2-D tilings are decided without any search.
 //!
-//! Box pairs are enumerated by a sweep along the dimension in which the fewest
-//! projected intervals overlap (counted in O(k log k) per dimension), so the cost
-//! is O(d·k log k + candidate pairs) rather than O(k²).
+//! Box pairs are enumerated by a sweep along the least crowded level, with the
+//! open boxes ordered on a second level, so the cost is O(d·k + k log k +
+//! candidate pairs) rather than O(k²).
 
 use super::footprint::Footprint;
 use super::pair::{Verdict, Witness};
+use smallvec::SmallVec;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// A view as a box in digit space: inclusive `(lo, hi)` per chain level.
 #[derive(Clone, Debug)]
 pub(crate) struct DigitBox {
-    pub ranges: Vec<(i128, i128)>,
+    pub ranges: SmallVec<[(i64, i64); 4]>,
     /// For each normalised dim of the footprint, its chain level.
-    pub level_of_dim: Vec<usize>,
+    pub level_of_dim: SmallVec<[usize; 4]>,
 }
 
 /// The stride chain of a group, if all strides form one.
-pub(crate) fn chain(footprints: &[&Footprint]) -> Option<Vec<i128>> {
-    let mut strides: Vec<i128> = footprints
-        .iter()
-        .flat_map(|f| f.dims.iter().map(|d| d.stride))
-        .collect();
-    strides.push(1);
+pub(crate) fn chain(footprints: &[&Footprint]) -> Option<Vec<i64>> {
+    // Distinct strides are few: a linear set beats sorting every stride.
+    let mut strides: Vec<i64> = vec![1];
+    for d in footprints.iter().flat_map(|f| f.dims.iter()) {
+        if !strides.contains(&d.stride) {
+            strides.push(d.stride);
+        }
+    }
     strides.sort_unstable_by(|a, b| b.cmp(a));
-    strides.dedup();
     strides
         .windows(2)
         .all(|w| w[0] % w[1] == 0)
@@ -41,8 +43,8 @@ pub(crate) fn chain(footprints: &[&Footprint]) -> Option<Vec<i128>> {
 }
 
 /// The digits of an address.
-fn digits(chain: &[i128], a: i128) -> Vec<i128> {
-    let mut out = Vec::with_capacity(chain.len());
+fn digits(chain: &[i64], a: i64) -> SmallVec<[i64; 4]> {
+    let mut out = SmallVec::new();
     out.push(a.div_euclid(chain[0]));
     for k in 1..chain.len() {
         out.push(a.rem_euclid(chain[k - 1]).div_euclid(chain[k]));
@@ -51,10 +53,10 @@ fn digits(chain: &[i128], a: i128) -> Vec<i128> {
 }
 
 /// The box of a footprint on the chain, if it is one.
-pub(crate) fn digit_box(chain: &[i128], f: &Footprint) -> Option<DigitBox> {
+pub(crate) fn digit_box(chain: &[i64], f: &Footprint) -> Option<DigitBox> {
     let lo = digits(chain, f.start);
-    let mut size = vec![1i128; chain.len()];
-    let mut level_of_dim = Vec::with_capacity(f.dims.len());
+    let mut size: SmallVec<[i64; 4]> = smallvec::smallvec![1i64; chain.len()];
+    let mut level_of_dim = SmallVec::new();
     for d in &f.dims {
         let k = chain.iter().position(|&s| s == d.stride)?;
         if size[k] != 1 {
@@ -79,52 +81,67 @@ pub(crate) fn digit_box(chain: &[i128], f: &Footprint) -> Option<DigitBox> {
     })
 }
 
-/// Number of intersecting pairs among closed intervals.
-fn count_pairs(iv: &[(i128, i128)]) -> u128 {
-    let mut los: Vec<i128> = iv.iter().map(|r| r.0).collect();
-    let mut his: Vec<i128> = iv.iter().map(|r| r.1).collect();
-    los.sort_unstable();
-    his.sort_unstable();
-    // For each interval in start order: the earlier-starting ones that are still open.
-    los.iter()
-        .enumerate()
-        .map(|(i, &lo)| (i - his.partition_point(|&h| h < lo)) as u128)
-        .sum()
+/// How crowded the boxes' projections on one level are: total length over the
+/// span (about the number of boxes over a typical point). The sweep runs along
+/// the least crowded level, which keeps the candidate pairs few.
+fn crowding(items: &[(usize, &Footprint, DigitBox)], level: usize) -> f64 {
+    let (mut lo, mut hi, mut total) = (i64::MAX, i64::MIN, 0f64);
+    for it in items {
+        let (a, b) = it.2.ranges[level];
+        lo = lo.min(a);
+        hi = hi.max(b);
+        total += (b - a + 1) as f64;
+    }
+    total / (hi - lo + 1) as f64
 }
 
 /// All intersecting pairs of boxes, with witnesses. `items` are (view index,
 /// footprint, box); the result lists pairs as (smaller index, larger index).
+///
+/// Sweep along the primary level (the one whose projected intervals overlap
+/// least); the boxes still open there are kept ordered by their start on the
+/// secondary level, so that a new box only meets the open boxes whose
+/// secondary interval can reach it (start within the longest secondary length).
 pub(crate) fn overlapping_pairs(
-    chain: &[i128],
+    chain: &[i64],
     items: &[(usize, &Footprint, DigitBox)],
 ) -> Vec<(usize, usize, Verdict)> {
     if items.len() < 2 {
         return Vec::new();
     }
-    let levels = chain.len();
-    let best = (0..levels)
-        .min_by_key(|&k| count_pairs(&items.iter().map(|it| it.2.ranges[k]).collect::<Vec<_>>()))
+    let mut levels: Vec<(f64, usize)> = (0..chain.len()).map(|k| (crowding(items, k), k)).collect();
+    levels.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let primary = levels[0].1;
+    let secondary = levels.get(1).map_or(primary, |p| p.1);
+    let longest = items
+        .iter()
+        .map(|it| it.2.ranges[secondary].1 - it.2.ranges[secondary].0)
+        .max()
         .unwrap_or(0);
     let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_key(|&i| (items[i].2.ranges[best].0, items[i].0));
-    let mut active: BinaryHeap<Reverse<(i128, usize)>> = BinaryHeap::new();
+    order.sort_by_key(|&i| (items[i].2.ranges[primary].0, items[i].0));
+    // Open boxes: by secondary start, and by primary end for expiry.
+    let mut open: BTreeMap<(i64, usize), ()> = BTreeMap::new();
+    let mut expiry: BinaryHeap<Reverse<(i64, i64, usize)>> = BinaryHeap::new();
     let mut out = Vec::new();
     for &i in &order {
-        let (lo, hi) = items[i].2.ranges[best];
-        while let Some(Reverse((end, _))) = active.peek() {
-            if *end < lo {
-                active.pop();
-            } else {
+        let (lo, hi) = items[i].2.ranges[primary];
+        while let Some(&Reverse((end, s_lo, j))) = expiry.peek() {
+            if end >= lo {
                 break;
             }
+            expiry.pop();
+            open.remove(&(s_lo, j));
         }
-        for Reverse((_, j)) in active.iter() {
-            if let Some(v) = intersect(chain, &items[*j], &items[i]) {
-                let (a, b) = (items[*j].0, items[i].0);
+        let (s_lo, s_hi) = items[i].2.ranges[secondary];
+        for (&(_, j), _) in open.range((s_lo - longest, 0)..=(s_hi, usize::MAX)) {
+            if let Some(v) = intersect(chain, &items[j], &items[i]) {
+                let (a, b) = (items[j].0, items[i].0);
                 out.push(if a < b { (a, b, v) } else { (b, a, swap(v)) });
             }
         }
-        active.push(Reverse((hi, i)));
+        open.insert((s_lo, i), ());
+        expiry.push(Reverse((hi, s_lo, i)));
     }
     out
 }
@@ -142,7 +159,7 @@ fn swap(v: Verdict) -> Verdict {
 
 /// The witness at the lower corner of the boxes' intersection, if any.
 fn intersect(
-    chain: &[i128],
+    chain: &[i64],
     a: &(usize, &Footprint, DigitBox),
     b: &(usize, &Footprint, DigitBox),
 ) -> Option<Verdict> {
@@ -154,8 +171,8 @@ fn intersect(
         }
         corner.push(lo);
     }
-    let address: i128 = corner.iter().zip(chain).map(|(d, s)| d * s).sum();
-    let values = |x: &(usize, &Footprint, DigitBox)| -> Vec<i128> {
+    let address: i64 = corner.iter().zip(chain).map(|(d, s)| d * s).sum();
+    let values = |x: &(usize, &Footprint, DigitBox)| -> SmallVec<[i64; 4]> {
         x.2.level_of_dim
             .iter()
             .map(|&k| corner[k] - x.2.ranges[k].0)

@@ -12,6 +12,7 @@
 //! Each normalised dimension remembers the original dimensions it stands for,
 //! so that a witness can be reported in the view's own indices.
 
+use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
 /// A concrete strided view (all values at the hints).
@@ -126,59 +127,60 @@ impl View {
 }
 
 /// Marks the byte-within-element dimension in [`Dim::parts`].
-pub(crate) const BYTE_DIM: usize = usize::MAX;
+pub(crate) const BYTE_DIM: u32 = u32::MAX;
 
 /// One normalised dimension: `size >= 2`, `stride >= 1`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Dim {
-    pub size: i128,
-    pub stride: i128,
+    pub size: i64,
+    pub stride: i64,
     /// The original dimensions merged here, innermost first: (dim, size).
-    pub parts: Vec<(usize, i128)>,
+    pub parts: SmallVec<[(u32, i64); 2]>,
 }
 
 /// A normalised footprint in a common unit (elements or bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Footprint {
     /// Normalised dimensions, by decreasing stride.
-    pub dims: Vec<Dim>,
+    pub dims: SmallVec<[Dim; 3]>,
     /// First address.
-    pub start: i128,
+    pub start: i64,
     /// Last address (inclusive).
-    pub end: i128,
+    pub end: i64,
     /// No address at all.
     pub empty: bool,
     /// Rank of the original view (for witnesses).
     pub rank: usize,
     /// Bytes per unit of `start`/`end` (the itemsize in element mode, 1 in byte mode).
-    pub unit_bytes: i128,
+    pub unit_bytes: i64,
 }
 
 impl Footprint {
-    /// The footprint of a valid view, in bytes when `bytes` is set, else in elements.
+    /// The footprint of a valid view (see [`View::validate`]: every address
+    /// fits `i64`), in bytes when `bytes` is set, else in elements.
     pub fn new(v: &View, bytes: bool) -> Footprint {
-        let scale = if bytes { v.itemsize as i128 } else { 1 };
-        let mut dims: Vec<Dim> = v
+        let scale = if bytes { v.itemsize } else { 1 };
+        let mut dims: SmallVec<[Dim; 3]> = v
             .sizes
             .iter()
             .zip(&v.strides)
             .enumerate()
             .filter(|(_, (&n, &s))| n >= 2 && s > 0)
             .map(|(d, (&n, &s))| Dim {
-                size: n as i128,
-                stride: s as i128 * scale,
-                parts: vec![(d, n as i128)],
+                size: n,
+                stride: s * scale,
+                parts: smallvec![(d as u32, n)],
             })
             .collect();
         if bytes && v.itemsize > 1 {
             dims.push(Dim {
-                size: v.itemsize as i128,
+                size: v.itemsize,
                 stride: 1,
-                parts: vec![(BYTE_DIM, v.itemsize as i128)],
+                parts: smallvec![(BYTE_DIM, v.itemsize)],
             });
         }
         dims.sort_by_key(|d| d.stride);
-        let mut merged: Vec<Dim> = Vec::with_capacity(dims.len());
+        let mut merged: SmallVec<[Dim; 3]> = SmallVec::new();
         for d in dims {
             match merged.last_mut() {
                 Some(inner) if d.stride == inner.size * inner.stride => {
@@ -189,15 +191,15 @@ impl Footprint {
             }
         }
         merged.reverse();
-        let start = v.offset as i128 * scale;
-        let end = start + merged.iter().map(|d| (d.size - 1) * d.stride).sum::<i128>();
+        let start = v.offset * scale;
+        let end = start + merged.iter().map(|d| (d.size - 1) * d.stride).sum::<i64>();
         Footprint {
             dims: merged,
             start,
             end,
             empty: v.is_empty(),
             rank: v.sizes.len(),
-            unit_bytes: if bytes { 1 } else { v.itemsize as i128 },
+            unit_bytes: if bytes { 1 } else { v.itemsize },
         }
     }
 
@@ -207,13 +209,13 @@ impl Footprint {
     }
 
     /// The view's element index for per-dimension values of the normalised dims.
-    pub fn index_of(&self, values: &[i128]) -> Vec<i64> {
+    pub fn index_of(&self, values: &[i64]) -> Vec<i64> {
         let mut idx = vec![0i64; self.rank];
         for (d, &v) in self.dims.iter().zip(values) {
             let mut v = v;
             for &(orig, n) in &d.parts {
                 if orig != BYTE_DIM {
-                    idx[orig] = (v % n) as i64;
+                    idx[orig as usize] = v % n;
                 }
                 v /= n;
             }

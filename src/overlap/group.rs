@@ -45,41 +45,39 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
         pairs.extend(overlapping_pairs(&ch, &items));
     }
     // Sweep by start address; pairs with a non-box view get the exact test.
-    let mut order = live.clone();
-    order.sort_by_key(|&i| (fps[i].start, i));
-    let mut active_box: BinaryHeap<Reverse<(i128, usize)>> = BinaryHeap::new();
-    let mut active_other: BinaryHeap<Reverse<(i128, usize)>> = BinaryHeap::new();
     let mut exact_tests = 0;
-    for &i in &order {
-        let start = fps[i].start;
-        for heap in [&mut active_box, &mut active_other] {
-            while heap.peek().is_some_and(|Reverse((end, _))| *end < start) {
-                heap.pop();
+    if live.iter().any(|&i| !is_box[i]) {
+        let mut order = live.clone();
+        order.sort_by_key(|&i| (fps[i].start, i));
+        let mut active_box: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
+        let mut active_other: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
+        for &i in &order {
+            let start = fps[i].start;
+            for heap in [&mut active_box, &mut active_other] {
+                while heap.peek().is_some_and(|Reverse((end, _))| *end < start) {
+                    heap.pop();
+                }
             }
-        }
-        let against: Vec<usize> = if is_box[i] {
-            active_other.iter().map(|Reverse((_, j))| *j).collect()
-        } else {
-            active_box
-                .iter()
-                .chain(active_other.iter())
-                .map(|Reverse((_, j))| *j)
-                .collect()
-        };
-        for j in against {
-            let (a, b) = (i.min(j), i.max(j));
-            exact_tests += 1;
-            let v = decide(&fps[a], &fps[b], budget);
-            if v.may_overlap() {
-                pairs.push((a, b, v));
+            let boxes = if is_box[i] {
+                None
+            } else {
+                Some(active_box.iter())
+            };
+            for Reverse((_, j)) in active_other.iter().chain(boxes.into_iter().flatten()) {
+                let (a, b) = (i.min(*j), i.max(*j));
+                exact_tests += 1;
+                let v = decide(&fps[a], &fps[b], budget);
+                if v.may_overlap() {
+                    pairs.push((a, b, v));
+                }
             }
+            let heap = if is_box[i] {
+                &mut active_box
+            } else {
+                &mut active_other
+            };
+            heap.push(Reverse((fps[i].end, i)));
         }
-        let heap = if is_box[i] {
-            &mut active_box
-        } else {
-            &mut active_other
-        };
-        heap.push(Reverse((fps[i].end, i)));
     }
     pairs.sort_by_key(|p| (p.0, p.1));
     let mut overlapping: Vec<usize> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();

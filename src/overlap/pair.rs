@@ -12,7 +12,7 @@ use super::footprint::Footprint;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Witness {
     /// The shared address in bytes (the first byte of the shared element(s)).
-    pub address: i128,
+    pub address: i64,
     /// Index into the first view.
     pub index_a: Vec<i64>,
     /// Index into the second view.
@@ -59,28 +59,30 @@ pub(crate) fn decide(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
         .iter()
         .chain(&b.dims)
         .map(|d| Term {
-            coef: d.stride,
-            ub: d.size - 1,
+            coef: d.stride as i128,
+            ub: d.size as i128 - 1,
         })
         .collect();
-    match solve(&terms, b.end - a.start, budget) {
+    match solve(&terms, (b.end - a.start) as i128, budget) {
         Solve::None => Verdict::Disjoint,
         Solve::Undecided => Verdict::Undecided,
         Solve::Found(x) => {
+            // Every value is below a size, so it fits i64.
+            let x: Vec<i64> = x.into_iter().map(|v| v as i64).collect();
             let (xa, xb) = x.split_at(a.dims.len());
-            let jb: Vec<i128> = b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
+            let jb: Vec<i64> = b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
             let at = a.start
                 + a.dims
                     .iter()
                     .zip(xa)
                     .map(|(d, v)| d.stride * v)
-                    .sum::<i128>();
+                    .sum::<i64>();
             witness(a, b, at, xa.to_vec(), jb)
         }
     }
 }
 
-fn witness(a: &Footprint, b: &Footprint, at: i128, va: Vec<i128>, vb: Vec<i128>) -> Verdict {
+fn witness(a: &Footprint, b: &Footprint, at: i64, va: Vec<i64>, vb: Vec<i64>) -> Verdict {
     Verdict::Overlap(Witness {
         address: at * a.unit_bytes,
         index_a: a.index_of(&va),

@@ -51,10 +51,10 @@ pub fn brute_group(views: &[View]) -> (Vec<(usize, usize)>, Vec<usize>) {
 }
 
 /// `true` when `index` is inside the view and its element covers `address`.
-pub fn covers(v: &View, index: &[i64], address: i128) -> bool {
+pub fn covers(v: &View, index: &[i64], address: i64) -> bool {
     if index.len() != v.sizes.len() || index.iter().zip(&v.sizes).any(|(i, n)| *i < 0 || i >= n) {
         return false;
     }
     let start = v.byte_address(index);
-    start <= address && address < start + v.itemsize as i128
+    start <= address as i128 && (address as i128) < start + v.itemsize as i128
 }
