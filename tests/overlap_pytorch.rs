@@ -68,10 +68,7 @@ fn b0_witnesses_are_the_shared_addresses() {
         panic!("expected an overlap")
     };
     // Shared addresses are 11, 12, 20, 21, 29, 30.
-    assert!(
-        [11, 12, 20, 21, 29, 30].contains(&(w.address as i64)),
-        "{w:?}"
-    );
+    assert!([11, 12, 20, 21, 29, 30].contains(&w.address), "{w:?}");
 }
 
 #[test]

@@ -107,7 +107,7 @@ pub fn run_overlap_case(case: &OverlapCase, budget: u64) -> Result<OverlapResult
             .to_string(),
             witness: match v {
                 Verdict::Overlap(w) => Some(PairWitness {
-                    address: w.address as i64,
+                    address: w.address,
                     index_a: w.index_a.clone(),
                     index_b: w.index_b.clone(),
                 }),
