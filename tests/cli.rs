@@ -191,11 +191,19 @@ fn overlap_batch_reports_bad_cases_and_continues() {
         assert!(e.contains(field) && e.contains(msg), "line {i}: {e}");
         assert_eq!(lines[i]["line"], i + 1);
     }
-    // A symbolic case is answered at the hints, with the StorageOverlap guard.
+    // A symbolic case: proved for all shapes (s0 >= 2: [0, s0) and [s0, 2*s0) never meet).
     assert_eq!(lines[8]["overlapping"], serde_json::json!([]));
-    assert_eq!(lines[8]["invariant"], serde_json::Value::Null);
+    assert_eq!(lines[8]["invariant"], true);
+    assert_eq!(lines[8]["guards"], serde_json::json!([]));
+    // Without proofs it is answered at the hints, with the StorageOverlap guard.
+    let hint_only = run(
+        &["overlap", "--no-prove", "-"],
+        input.lines().last().unwrap(),
+    );
+    let v: serde_json::Value = serde_json::from_str(text(&hint_only.stdout).trim()).unwrap();
+    assert_eq!(v["invariant"], serde_json::Value::Null);
     assert_eq!(
-        lines[8]["guards"],
+        v["guards"],
         serde_json::json!([{"kind": "storage_overlap", "overlapping": [], "non_overlapping": ["L['x']", "L['y']"]}])
     );
     assert!(text(&out.stderr).contains("7 case(s) had errors"));

@@ -5,12 +5,55 @@
 mod common;
 
 use common::corpus;
-use common::views::covers;
+use common::views::{brute_group, covers};
 use std::process::Command;
 use symalias::io::{
     load_env, load_expr, parse_line, run_overlap_case, ExprField, OverlapCase, OverlapResult,
 };
 use symalias::overlap::{SymTensor, View};
+
+/// The views of a case at an assignment, if it is allowed (ranges, assumptions)
+/// and gives valid views.
+fn views_at(case: &OverlapCase, at: &std::collections::BTreeMap<String, i64>) -> Option<Vec<View>> {
+    let mut loaded = load_env(&case.symbols, &case.assumptions).ok()?;
+    let look = |pool: &symalias::expr::ExprPool, s| at.get(pool.symbol_name(s)).copied();
+    for (name, spec) in &case.symbols {
+        let v = *at.get(name)?;
+        if spec.min.is_some_and(|m| v < m) || spec.max.is_some_and(|m| v > m) {
+            return None;
+        }
+    }
+    for &a in loaded.env.assumptions() {
+        if loaded
+            .pool
+            .eval(a, &|s| look(&loaded.pool, s))
+            .ok()?
+            .as_bool()
+            != Some(true)
+        {
+            return None;
+        }
+    }
+    let mut views = Vec::new();
+    for t in &case.tensors {
+        let mut val = |f: &ExprField| -> Option<i64> {
+            let e = load_expr(&mut loaded, "f", f, false).ok()?;
+            loaded.pool.eval_int(e, &|s| look(&loaded.pool, s)).ok()
+        };
+        let sizes = t.sizes.iter().map(&mut val).collect::<Option<Vec<_>>>()?;
+        let strides = t.strides.iter().map(&mut val).collect::<Option<Vec<_>>>()?;
+        let offset = val(&t.storage_offset)?;
+        let v = View {
+            sizes,
+            strides,
+            offset,
+            itemsize: t.itemsize,
+        };
+        v.validate().ok()?;
+        views.push(v);
+    }
+    Some(views)
+}
 
 fn views_at_hints(case: &OverlapCase) -> Vec<View> {
     let mut loaded = load_env(&case.symbols, &case.assumptions).unwrap();
@@ -61,6 +104,7 @@ fn cli_answers_every_corpus_case_exactly() {
     assert_eq!(inputs.len(), 604);
     assert_eq!(results.len(), inputs.len());
     let (mut torch_wrong, mut torch_unsound, mut symbolic, mut with_pairs) = (0, 0, 0, 0);
+    let (mut proved_in_box, mut refuted, mut refuted_known) = (0, 0, 0);
     for (i, (input, result)) in inputs.iter().zip(&results).enumerate() {
         let case: OverlapCase = parse_line(i + 1, input).value.unwrap();
         let raw: serde_json::Value = serde_json::from_str(input).unwrap();
@@ -83,12 +127,17 @@ fn cli_answers_every_corpus_case_exactly() {
                     )
                 })
                 .collect();
-            let got_pairs: Vec<(usize, usize)> = r.pairs.iter().map(|p| (p.a, p.b)).collect();
+            let got_pairs: Vec<(usize, usize)> = r
+                .pairs
+                .iter()
+                .filter(|p| p.overlap)
+                .map(|p| (p.a, p.b))
+                .collect();
             assert_eq!(got_pairs, want_pairs, "{}: overlapping pairs", case.id);
             with_pairs += 1;
         }
         let views = views_at_hints(&case);
-        for p in &r.pairs {
+        for p in r.pairs.iter().filter(|p| p.overlap) {
             let w = p
                 .witness
                 .as_ref()
@@ -117,17 +166,46 @@ fn cli_answers_every_corpus_case_exactly() {
                 .any(|f| matches!(f, ExprField::Text(_)))
         });
         if is_symbolic {
-            assert_eq!(
-                r.invariant, None,
-                "{}: symbolic cases are hint-only here",
-                case.id
-            );
-            assert!(r.pairs.iter().all(|p| p.proof == "hint_only"));
+            let known_false = raw["expect"]["invariant"] == serde_json::json!(false);
+            let in_box = raw["expect"]["invariant_in_box"] == serde_json::json!(true);
             assert!(
-                !r.guards.is_empty(),
-                "{}: an unproved symbolic case needs the StorageOverlap guard",
+                !(known_false && r.invariant == Some(true)),
+                "{}: claimed invariant despite a known counterexample",
                 case.id
             );
+            match r.invariant {
+                Some(true) => {
+                    assert!(r.guards.is_empty(), "{}", case.id);
+                    if in_box {
+                        proved_in_box += 1;
+                    }
+                }
+                Some(false) => {
+                    refuted += 1;
+                    if known_false {
+                        refuted_known += 1;
+                    }
+                    let cx = r
+                        .counterexample
+                        .as_ref()
+                        .unwrap_or_else(|| panic!("{}: refuted without counterexample", case.id));
+                    let at_cx = views_at(&case, cx).unwrap_or_else(|| {
+                        panic!("{}: counterexample {cx:?} is not an allowed shape", case.id)
+                    });
+                    let (_, set) = brute_group(&at_cx);
+                    assert_ne!(
+                        set, want,
+                        "{}: the counterexample {cx:?} does not change the classification",
+                        case.id
+                    );
+                    assert!(!r.guards.is_empty());
+                }
+                None => assert!(
+                    !r.guards.is_empty(),
+                    "{}: an unproved case needs guards",
+                    case.id
+                ),
+            }
         } else {
             assert_eq!(r.invariant, Some(true), "{}", case.id);
             assert!(r.guards.is_empty());
@@ -147,6 +225,15 @@ fn cli_answers_every_corpus_case_exactly() {
         "604/604 exact ({with_pairs} checked pair by pair); PyTorch differs on {torch_wrong} cases, misses real overlaps on {torch_unsound}; {symbolic} with symbols"
     );
     assert!(with_pairs > 550, "only {with_pairs} cases list their pairs");
+    eprintln!("symbolic: {refuted} refuted ({refuted_known} of the 44 known), {proved_in_box} of the 76 invariant_in_box proved");
+    assert_eq!(
+        refuted_known, 44,
+        "every known counterexample case must be refuted"
+    );
+    assert!(
+        proved_in_box >= 40,
+        "only {proved_in_box} invariant_in_box cases proved"
+    );
     assert_eq!(symbolic, 120);
 }
 
@@ -155,8 +242,11 @@ fn library_and_cli_agree_and_are_deterministic() {
     let text = std::fs::read_to_string(corpus("overlap_dev.jsonl")).unwrap();
     for (i, line) in text.lines().enumerate().take(200) {
         let case: OverlapCase = parse_line(i + 1, line).value.unwrap();
-        let mut a = run_overlap_case(&case, 1 << 18).unwrap();
-        let mut b = run_overlap_case(&case, 1 << 18).unwrap();
+        let opts = symalias::io::OverlapOptions::default();
+        let mut a =
+            run_overlap_case(&case, &opts, &mut symalias_solver::Solver::default()).unwrap();
+        let mut b =
+            run_overlap_case(&case, &opts, &mut symalias_solver::Solver::default()).unwrap();
         a.micros = 0;
         b.micros = 0;
         assert_eq!(a, b);

@@ -1,9 +1,10 @@
 //! `symalias overlap`: one result line per overlap case (FORMATS.md §3).
 
 use super::{input, EXIT_BAD_INPUT};
-use crate::io::{parse_line, run_overlap_case, ErrorLine, OverlapCase};
-use crate::overlap::DEFAULT_BUDGET;
+use crate::io::{parse_line, run_overlap_case, ErrorLine, OverlapCase, OverlapOptions};
+use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
 use std::io::{BufRead, IsTerminal, Write};
+use symalias_solver::{Budget, Solver};
 
 /// Arguments of `symalias overlap`.
 #[derive(Debug, clap::Args)]
@@ -15,6 +16,18 @@ pub struct OverlapArgs {
     /// is reported as overlapping with proof `unknown`.
     #[arg(long, default_value_t = DEFAULT_BUDGET)]
     pub budget: u64,
+    /// Answer symbolic cases at the hints only (no proof for all shapes).
+    #[arg(long)]
+    pub no_prove: bool,
+    /// z3 resource limit (rlimit) per query; an exhausted query answers unknown.
+    #[arg(long, default_value_t = 20_000)]
+    pub rlimit: u32,
+    /// Most z3 queries per case.
+    #[arg(long, default_value_t = 256)]
+    pub max_queries: usize,
+    /// Write `micros: 0`, for byte-for-byte reproducible output.
+    #[arg(long)]
+    pub no_timing: bool,
 }
 
 /// Runs `symalias overlap`; returns the exit code.
@@ -45,6 +58,20 @@ pub fn run(args: OverlapArgs) -> u8 {
         );
         bar
     });
+    let opts = OverlapOptions {
+        budget: args.budget,
+        prove: !args.no_prove,
+        proof: ProofOptions {
+            max_queries: args.max_queries,
+            budget: args.budget,
+            ..ProofOptions::default()
+        },
+        no_timing: args.no_timing,
+    };
+    let mut solver = Solver::new(Budget {
+        rlimit: args.rlimit,
+        seed: 0,
+    });
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failed = 0usize;
@@ -62,7 +89,7 @@ pub fn run(args: OverlapArgs) -> u8 {
         let id = parsed.id.clone();
         let result = parsed
             .value
-            .and_then(|case| run_overlap_case(&case, args.budget))
+            .and_then(|case| run_overlap_case(&case, &opts, &mut solver))
             .map_err(|e| e.at(lineno, id.as_deref()));
         let text = match result {
             Ok(r) => serde_json::to_string(&r).expect("result serialises"),

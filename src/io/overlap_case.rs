@@ -4,17 +4,48 @@
 use super::error::InputError;
 use super::load::{load_env, load_expr};
 use super::types::{Guard, OverlapCase, OverlapResult, PairResult, PairWitness};
-use crate::overlap::{analyze_views, SymTensor, Verdict};
+use crate::overlap::{
+    analyze_views, prove_case, PairProof, ProofOptions, SymTensor, Verdict, DEFAULT_BUDGET,
+};
+use std::collections::BTreeMap;
 use std::time::Instant;
+use symalias_solver::Solver;
 use tracing::debug_span;
 
-/// Analyses one overlap case at its hints.
+/// How `run_overlap_case` works.
+#[derive(Clone, Copy, Debug)]
+pub struct OverlapOptions {
+    /// Work bound of the exact search, in nodes per pair.
+    pub budget: u64,
+    /// Prove symbolic cases for all shapes (else: hint-only answers).
+    pub prove: bool,
+    /// Limits of the proof.
+    pub proof: ProofOptions,
+    /// Report `micros: 0` so that output is byte-for-byte reproducible.
+    pub no_timing: bool,
+}
+
+impl Default for OverlapOptions {
+    fn default() -> Self {
+        OverlapOptions {
+            budget: DEFAULT_BUDGET,
+            prove: true,
+            proof: ProofOptions::default(),
+            no_timing: false,
+        }
+    }
+}
+
+/// Analyses one overlap case: exact at the hints, then (for symbolic cases)
+/// proved or refuted for all allowed shapes.
 ///
 /// Concrete cases are exact (`invariant: true`, pairs `proved`) unless a pair
 /// hit the search's work bound (then it counts as overlapping, its proof is
 /// `unknown`, `invariant` is `null` and the StorageOverlap guard is emitted).
-/// Symbolic cases are answered at the hints only (`hint_only`, `invariant: null`)
-/// with the StorageOverlap guard.
+/// Symbolic cases get `invariant: true` only with a proof, `false` with a
+/// counterexample checked concretely, `null` otherwise; when not proved, the
+/// guards are shape guards if they cover every unproved requirement, else the
+/// StorageOverlap guard.
 ///
 /// ```
 /// use symalias::io::{parse_line, run_overlap_case, OverlapCase};
@@ -22,11 +53,17 @@ use tracing::debug_span;
 ///     {"source": "L['a']", "sizes": [4, 4], "strides": [9, 1], "storage_offset": 0},
 ///     {"source": "L['b']", "sizes": [4, 4], "strides": [9, 1], "storage_offset": 9}]}"#;
 /// let case: OverlapCase = parse_line(1, line).value.unwrap();
-/// let result = run_overlap_case(&case, 1 << 18).unwrap();
+/// let mut solver = symalias_solver::Solver::default();
+/// let result = run_overlap_case(&case, &Default::default(), &mut solver).unwrap();
 /// assert_eq!(result.overlapping, vec![0, 1]);
 /// assert_eq!(result.invariant, Some(true));
 /// ```
-pub fn run_overlap_case(case: &OverlapCase, budget: u64) -> Result<OverlapResult, InputError> {
+pub fn run_overlap_case(
+    case: &OverlapCase,
+    opts: &OverlapOptions,
+    solver: &mut Solver,
+) -> Result<OverlapResult, InputError> {
+    let budget = opts.budget;
     let _span = debug_span!("overlap_case", id = %case.id).entered();
     let start = Instant::now();
     let mut loaded = load_env(&case.symbols, &case.assumptions)?;
@@ -74,7 +111,6 @@ pub fn run_overlap_case(case: &OverlapCase, budget: u64) -> Result<OverlapResult
     let answer = analyze_views(&views, budget);
     let symbolic = tensors.iter().any(|t| t.is_symbolic(&loaded.pool));
     let undecided = answer.pairs.iter().any(|p| p.2 == Verdict::Undecided);
-    let invariant = (!symbolic && !undecided).then_some(true);
     let non_overlapping: Vec<usize> = (0..tensors.len())
         .filter(|i| answer.overlapping.binary_search(i).is_err())
         .collect();
@@ -84,44 +120,102 @@ pub fn run_overlap_case(case: &OverlapCase, budget: u64) -> Result<OverlapResult
             .clone()
             .unwrap_or_else(|| format!("tensors[{i}]"))
     };
-    let guards = if invariant == Some(true) {
-        Vec::new()
-    } else {
-        vec![Guard::StorageOverlap {
-            overlapping: answer.overlapping.iter().map(|&i| source(i)).collect(),
-            non_overlapping: non_overlapping.iter().map(|&i| source(i)).collect(),
-        }]
+    let storage_guard = || Guard::StorageOverlap {
+        overlapping: answer.overlapping.iter().map(|&i| source(i)).collect(),
+        non_overlapping: non_overlapping.iter().map(|&i| source(i)).collect(),
     };
-    let pairs = answer
-        .pairs
-        .iter()
-        .map(|(a, b, v)| PairResult {
-            a: *a,
-            b: *b,
-            overlap: true,
-            proof: match v {
-                Verdict::Undecided => "unknown",
-                _ if symbolic => "hint_only",
-                _ => "proved",
-            }
-            .to_string(),
-            witness: match v {
+    let witness_of = |a: usize, b: usize| {
+        answer
+            .pairs
+            .iter()
+            .find(|p| p.0 == a && p.1 == b)
+            .and_then(|p| match &p.2 {
                 Verdict::Overlap(w) => Some(PairWitness {
                     address: w.address,
                     index_a: w.index_a.clone(),
                     index_b: w.index_b.clone(),
                 }),
                 _ => None,
-            },
-        })
-        .collect();
+            })
+    };
+    let (invariant, guards, pairs, counterexample) = if symbolic && opts.prove && !undecided {
+        let proof = prove_case(
+            &mut loaded.pool,
+            &loaded.env,
+            &tensors,
+            &views,
+            &answer,
+            solver,
+            opts.proof,
+        );
+        let guards = match (&proof.invariant, &proof.shape_guards) {
+            (Some(true), _) => Vec::new(),
+            (_, Some(gs)) if !gs.is_empty() => gs
+                .iter()
+                .map(|&g| Guard::Shape {
+                    expr: loaded.pool.display(g).to_string(),
+                })
+                .collect(),
+            _ => vec![storage_guard()],
+        };
+        let pairs = proof
+            .pairs
+            .iter()
+            .map(|&(a, b, overlap, st)| PairResult {
+                a,
+                b,
+                overlap,
+                proof: match st {
+                    PairProof::Proved => "proved",
+                    PairProof::Refuted => "refuted",
+                    PairProof::Unknown => "unknown",
+                    PairProof::HintOnly => "hint_only",
+                }
+                .to_string(),
+                witness: if overlap { witness_of(a, b) } else { None },
+            })
+            .collect();
+        let cx = proof
+            .counterexample
+            .map(|c| c.into_iter().collect::<BTreeMap<String, i64>>());
+        (proof.invariant, guards, pairs, cx)
+    } else {
+        let invariant = (!symbolic && !undecided).then_some(true);
+        let guards = if invariant == Some(true) {
+            Vec::new()
+        } else {
+            vec![storage_guard()]
+        };
+        let pairs = answer
+            .pairs
+            .iter()
+            .map(|(a, b, v)| PairResult {
+                a: *a,
+                b: *b,
+                overlap: true,
+                proof: match v {
+                    Verdict::Undecided => "unknown",
+                    _ if symbolic => "hint_only",
+                    _ => "proved",
+                }
+                .to_string(),
+                witness: witness_of(*a, *b),
+            })
+            .collect();
+        (invariant, guards, pairs, None)
+    };
     Ok(OverlapResult {
         id: case.id.clone(),
-        overlapping: answer.overlapping,
+        overlapping: answer.overlapping.clone(),
         non_overlapping,
         invariant,
         guards,
         pairs,
-        micros: start.elapsed().as_micros() as u64,
+        counterexample,
+        micros: if opts.no_timing {
+            0
+        } else {
+            start.elapsed().as_micros() as u64
+        },
     })
 }

@@ -231,6 +231,10 @@ pub struct OverlapResult {
     /// listed are disjoint.
     #[serde(default)]
     pub pairs: Vec<PairResult>,
+    /// With `invariant: false`: an allowed assignment of the symbols at which the
+    /// exact classification differs (checked concretely).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counterexample: Option<std::collections::BTreeMap<String, i64>>,
     /// Wall time in microseconds.
     pub micros: u64,
 }

@@ -8,14 +8,18 @@
 
 mod boxes;
 mod diophantine;
+mod encode;
 mod footprint;
 mod group;
 mod pair;
+mod proof;
 
 pub use diophantine::{gcd, solve, Solve, Term};
+pub use encode::{Encoder, Unsupported};
 pub use footprint::{View, ViewError};
 pub use group::GroupAnswer;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
+pub use proof::{prove_case, CaseProof, PairProof, ProofOptions};
 
 use crate::env::Env;
 use crate::expr::{EvalError, ExprId, ExprPool};

@@ -1,0 +1,683 @@
+//! Proof for all shapes: does the classification found at the hints hold for
+//! every assignment of the symbols allowed by ranges and assumptions?
+//!
+//! What must be shown (proving the classification, not every pair):
+//! * a view outside the overlapping set: every pair with it is disjoint;
+//! * a view inside it: one partner whose overlap persists.
+//!
+//! Cheap reasoning first, z3 last:
+//! 1. a *chain* of views ordered by their hint start, each link
+//!    `start_next - end_prev >= 1` proved by interval bounds, proves every pair
+//!    inside the chain disjoint at once (views in the chain must be non-empty for
+//!    all shapes, so that `start <= end` carries the order along);
+//! 2. per pair, disjoint extents by interval bounds of `start_b - end_a`;
+//! 3. per pair, z3: some allowed assignment and in-range indices give one address
+//!    (unsat → proved disjoint; a model → a counterexample, re-checked concretely);
+//! 4. overlap persistence: the hint witness's indices, kept constant, stay in range
+//!    and keep meeting (by the canonical difference of addresses and intervals, else z3).
+//!
+//! Refutation: a z3 model, or a concrete sample of allowed shapes, at which the
+//! exact classification differs. Anything else is unknown — which is safe: it only
+//! adds a guard.
+
+use super::encode::Encoder;
+use super::{analyze_views, GroupAnswer, SymTensor, Verdict, View};
+use crate::env::Env;
+use crate::expr::{BinOp, ExprId, ExprPool, Symbol};
+use hashbrown::HashMap;
+use symalias_solver::{Answer, Cmp, Formula, Query, Session, Solver, Term};
+use tracing::{debug, debug_span};
+
+/// Limits of the proof work for one case.
+#[derive(Clone, Copy, Debug)]
+pub struct ProofOptions {
+    /// At most this many z3 queries per case; the rest is unknown.
+    pub max_queries: usize,
+    /// Random allowed shapes tried by the refuter.
+    pub samples: usize,
+    /// Work bound of the concrete exact test used on samples and models.
+    pub budget: u64,
+}
+
+impl Default for ProofOptions {
+    fn default() -> Self {
+        ProofOptions {
+            max_queries: 256,
+            samples: 48,
+            budget: super::DEFAULT_BUDGET,
+        }
+    }
+}
+
+/// The proof status of one pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairProof {
+    /// The hint verdict holds for all allowed shapes.
+    Proved,
+    /// Some allowed shape changes it.
+    Refuted,
+    /// Tried, not settled.
+    Unknown,
+    /// Not needed (the classification was settled through other pairs).
+    HintOnly,
+}
+
+/// The outcome of proving a case's classification.
+#[derive(Clone, Debug, Default)]
+pub struct CaseProof {
+    /// `Some(true)` proved, `Some(false)` refuted, `None` undecided.
+    pub invariant: Option<bool>,
+    /// An allowed assignment at which the classification differs (checked concretely).
+    pub counterexample: Option<Vec<(String, i64)>>,
+    /// Pairs whose status was examined: (a, b, overlap at hints, status).
+    pub pairs: Vec<(usize, usize, bool, PairProof)>,
+    /// Shape guards that, together with what was proved, imply the classification;
+    /// `None` when some unproved requirement has no such guard.
+    pub shape_guards: Option<Vec<ExprId>>,
+    /// z3 queries asked.
+    pub queries: usize,
+}
+
+/// A symbolic footprint in the case's unit.
+struct SymFootprint {
+    start: ExprId,
+    end: ExprId,
+    dims: Vec<(ExprId, ExprId)>,
+    /// Non-empty for all shapes (every size >= 1 by intervals).
+    solid: bool,
+}
+
+struct Prover<'a, 's> {
+    pool: &'a mut ExprPool,
+    env: &'a Env,
+    tensors: &'a [SymTensor],
+    views: &'a [View],
+    fps: Vec<SymFootprint>,
+    unit_bytes: Vec<i64>,
+    bytes_mode: bool,
+    enc: Encoder,
+    domain: Vec<Formula>,
+    domain_ok: bool,
+    session: &'a mut Session<'s>,
+    opts: ProofOptions,
+    queries: usize,
+    counterexample: Option<Vec<(Symbol, i64)>>,
+}
+
+/// Proves (or refutes) the hint classification of a symbolic case.
+pub fn prove_case(
+    pool: &mut ExprPool,
+    env: &Env,
+    tensors: &[SymTensor],
+    views: &[View],
+    hint: &GroupAnswer,
+    solver: &mut Solver,
+    opts: ProofOptions,
+) -> CaseProof {
+    let _span = debug_span!("prove_case", tensors = tensors.len()).entered();
+    let first = views.first().map(|v| v.itemsize);
+    let bytes_mode = views.iter().any(|v| Some(v.itemsize) != first);
+    // One z3 context for the whole case: each query in a push/pop scope.
+    solver.session(|session| {
+        let mut p = Prover {
+            pool,
+            env,
+            tensors,
+            views,
+            fps: Vec::new(),
+            unit_bytes: Vec::new(),
+            bytes_mode,
+            enc: Encoder::default(),
+            domain: Vec::new(),
+            domain_ok: true,
+            session,
+            opts,
+            queries: 0,
+            counterexample: None,
+        };
+        p.build();
+        p.run(hint)
+    })
+}
+
+impl Prover<'_, '_> {
+    fn build(&mut self) {
+        for t in self.tensors {
+            let scale = if self.bytes_mode { t.itemsize } else { 1 };
+            let sc = self.pool.int(scale);
+            let start = self.pool.mul(&[t.offset, sc]);
+            let mut dims: Vec<(ExprId, ExprId)> = t
+                .sizes
+                .iter()
+                .zip(&t.strides)
+                .map(|(&n, &s)| (n, s))
+                .collect();
+            for d in dims.iter_mut() {
+                d.1 = self.pool.mul(&[d.1, sc]);
+            }
+            if self.bytes_mode && t.itemsize > 1 {
+                let (n, one) = (self.pool.int(t.itemsize), self.pool.int(1));
+                dims.push((n, one));
+            }
+            let mut parts = vec![start];
+            for &(n, s) in &dims {
+                let m1 = self.pool.int(-1);
+                let n1 = self.pool.add(&[n, m1]);
+                parts.push(self.pool.mul(&[n1, s]));
+            }
+            let end = self.pool.add(&parts);
+            let solid = t
+                .sizes
+                .iter()
+                .all(|&n| self.env.interval(self.pool, n).lo.is_some_and(|l| l >= 1));
+            self.fps.push(SymFootprint {
+                start,
+                end,
+                dims,
+                solid,
+            });
+            self.unit_bytes
+                .push(if self.bytes_mode { 1 } else { t.itemsize });
+        }
+        // The domain: ranges, assumptions, and non-negative layouts.
+        for &s in self.env.symbols() {
+            let v = Term::Var(self.enc.symbol(self.pool, s));
+            let r = self.env.range(s);
+            if let Some(lo) = r.lo.and_then(|l| i64::try_from(l).ok()) {
+                self.domain.push(v.clone().cmp(Cmp::Ge, Term::Int(lo)));
+            }
+            if let Some(hi) = r.hi.and_then(|h| i64::try_from(h).ok()) {
+                self.domain.push(v.cmp(Cmp::Le, Term::Int(hi)));
+            }
+        }
+        for &a in self.env.assumptions() {
+            // An assumption we cannot encode only widens the domain: proofs stay
+            // sound, and models are re-checked against every assumption.
+            if let Ok(f) = self.enc.formula(self.pool, a) {
+                self.domain.push(f);
+            }
+        }
+        let fields: Vec<ExprId> = self
+            .tensors
+            .iter()
+            .flat_map(|t| {
+                t.sizes
+                    .iter()
+                    .chain(&t.strides)
+                    .chain([&t.offset])
+                    .copied()
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for e in fields {
+            match self.enc.term(self.pool, e) {
+                Ok(t) => self.domain.push(t.cmp(Cmp::Ge, Term::Int(0))),
+                Err(_) => self.domain_ok = false,
+            }
+        }
+    }
+
+    fn run(mut self, hint: &GroupAnswer) -> CaseProof {
+        let n = self.tensors.len();
+        let overlapping: Vec<bool> = (0..n)
+            .map(|i| hint.overlapping.binary_search(&i).is_ok())
+            .collect();
+        let chain_id = self.chains();
+        let mut pairs: Vec<(usize, usize, bool, PairProof)> = Vec::new();
+        let mut status: HashMap<(usize, usize), PairProof> = HashMap::new();
+        let mut guards: Vec<ExprId> = Vec::new();
+        let mut all_guarded = true;
+        let mut all_proved = true;
+        // Views outside the overlapping set: every pair must stay disjoint.
+        for v in (0..n).filter(|&v| !overlapping[v]) {
+            for u in 0..n {
+                if u == v || (chain_id[u].is_some() && chain_id[u] == chain_id[v]) {
+                    continue;
+                }
+                let key = (v.min(u), v.max(u));
+                let st = match status.get(&key) {
+                    Some(s) => *s,
+                    None => {
+                        let s = self.prove_disjoint(key.0, key.1);
+                        status.insert(key, s);
+                        if s != PairProof::Proved {
+                            pairs.push((key.0, key.1, false, s));
+                        }
+                        s
+                    }
+                };
+                if st != PairProof::Proved {
+                    all_proved = false;
+                    match self.disjoint_guard(key.0, key.1) {
+                        Some(g) => guards.push(g),
+                        None => all_guarded = false,
+                    }
+                }
+            }
+            if self.counterexample.is_some() {
+                break;
+            }
+        }
+        // Views inside it: one partner whose overlap persists.
+        let mut persistent: HashMap<(usize, usize), PairProof> = HashMap::new();
+        for v in (0..n).filter(|&v| overlapping[v]) {
+            if self.counterexample.is_some() {
+                break;
+            }
+            let mut done = false;
+            let partners: Vec<(usize, usize)> = hint
+                .pairs
+                .iter()
+                .filter(|p| p.0 == v || p.1 == v)
+                .map(|p| (p.0, p.1))
+                .collect();
+            for &(a, b) in &partners {
+                let st = *persistent
+                    .entry((a, b))
+                    .or_insert_with(|| self.prove_overlap(a, b, hint));
+                if st == PairProof::Proved {
+                    done = true;
+                    break;
+                }
+            }
+            if !done {
+                all_proved = false;
+                match partners
+                    .first()
+                    .and_then(|&(a, b)| self.overlap_guard(a, b, hint))
+                {
+                    Some(g) => guards.push(g),
+                    None => all_guarded = false,
+                }
+            }
+        }
+        for (a, b, _) in &hint.pairs {
+            let st = persistent
+                .get(&(*a, *b))
+                .copied()
+                .unwrap_or(PairProof::HintOnly);
+            pairs.push((*a, *b, true, st));
+        }
+        pairs.sort_by_key(|p| (p.0, p.1));
+        let proved = all_proved && self.domain_ok;
+        if !proved && self.counterexample.is_none() {
+            self.sample_refuter();
+        }
+        let invariant = if proved {
+            Some(true)
+        } else if self.counterexample.is_some() {
+            Some(false)
+        } else {
+            None
+        };
+        guards.sort();
+        guards.dedup();
+        debug!(?invariant, queries = self.queries, "proof done");
+        CaseProof {
+            invariant,
+            counterexample: self.counterexample.map(|cx| {
+                cx.into_iter()
+                    .map(|(s, v)| (self.pool.symbol_name(s).to_string(), v))
+                    .collect()
+            }),
+            pairs,
+            shape_guards: if proved {
+                Some(Vec::new())
+            } else {
+                all_guarded.then_some(guards)
+            },
+            queries: self.queries,
+        }
+    }
+
+    /// Chains of views ordered by hint start whose links are proved for all
+    /// shapes; `chain_id[i]` names view i's chain (only views non-empty for all shapes).
+    fn chains(&mut self) -> Vec<Option<usize>> {
+        let n = self.tensors.len();
+        let mut ids = vec![None; n];
+        let mut order: Vec<usize> = (0..n)
+            .filter(|&i| self.fps[i].solid && !self.views[i].is_empty())
+            .collect();
+        let hint_start = |i: usize| {
+            self.views[i].offset as i128
+                * if self.bytes_mode {
+                    self.views[i].itemsize as i128
+                } else {
+                    1
+                }
+        };
+        order.sort_by_key(|&i| (hint_start(i), i));
+        let mut current = 0usize;
+        let mut prev: Option<usize> = None;
+        for &i in &order {
+            if let Some(p) = prev {
+                let gap = self.pool.sub(self.fps[i].start, self.fps[p].end);
+                let linked = self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1);
+                if !linked {
+                    current += 1;
+                }
+            }
+            ids[i] = Some(current);
+            prev = Some(i);
+        }
+        ids
+    }
+
+    fn lookup<'e>(env: &'e Env, cx: &[(Symbol, i64)]) -> impl Fn(Symbol) -> Option<i64> + 'e {
+        let map: HashMap<Symbol, i64> = cx.iter().copied().collect();
+        move |s| map.get(&s).copied().or_else(|| env.hint(s))
+    }
+
+    /// The exact classification at an assignment, if the assignment is allowed
+    /// (ranges, assumptions) and gives valid views.
+    fn classify_at(&self, cx: &[(Symbol, i64)]) -> Option<Vec<usize>> {
+        let look = Self::lookup(self.env, cx);
+        for &s in self.env.symbols() {
+            let v = look(s)? as i128;
+            if !self.env.info(s)?.declared.contains(v) {
+                return None;
+            }
+        }
+        for &a in self.env.assumptions() {
+            if self.pool.eval(a, &look).ok()?.as_bool() != Some(true) {
+                return None;
+            }
+        }
+        let mut views = Vec::with_capacity(self.tensors.len());
+        for t in self.tensors {
+            let sizes = t
+                .sizes
+                .iter()
+                .map(|&e| self.pool.eval_int(e, &look).ok())
+                .collect::<Option<Vec<_>>>()?;
+            let strides = t
+                .strides
+                .iter()
+                .map(|&e| self.pool.eval_int(e, &look).ok())
+                .collect::<Option<Vec<_>>>()?;
+            let offset = self.pool.eval_int(t.offset, &look).ok()?;
+            let v = View {
+                sizes,
+                strides,
+                offset,
+                itemsize: t.itemsize,
+            };
+            v.validate().ok()?;
+            views.push(v);
+        }
+        Some(analyze_views(&views, self.opts.budget).overlapping)
+    }
+
+    fn hint_classification(&self) -> Vec<usize> {
+        analyze_views(self.views, self.opts.budget).overlapping
+    }
+
+    /// Records `cx` as a counterexample if the classification really differs there.
+    fn try_counterexample(&mut self, cx: Vec<(Symbol, i64)>) -> bool {
+        match self.classify_at(&cx) {
+            Some(set) if set != self.hint_classification() => {
+                self.counterexample = Some(cx);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn model_assignment(&self, enc: &Encoder, values: &[i64]) -> Vec<(Symbol, i64)> {
+        (0..values.len() as u32)
+            .filter_map(|v| enc.symbol_of(v).map(|s| (s, values[v as usize])))
+            .collect()
+    }
+
+    fn ask(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Answer {
+        if self.queries >= self.opts.max_queries {
+            return Answer::Unknown("query limit of the case reached".into());
+        }
+        self.queries += 1;
+        let mut all = self.domain.clone();
+        all.extend(assertions);
+        let q = Query {
+            vars: enc.vars().to_vec(),
+            assertions: all,
+        };
+        let t0 = std::time::Instant::now();
+        let a = self.session.check(&q);
+        debug!(micros = t0.elapsed().as_micros() as u64, answer = ?a, "z3 query");
+        a
+    }
+
+    /// The address of view `t` at index terms `idx` (one per dim of its footprint).
+    fn address(&self, enc: &mut Encoder, t: usize, idx: &[Term]) -> Option<Term> {
+        let fp = &self.fps[t];
+        let mut parts = vec![enc.term(self.pool, fp.start).ok()?];
+        for ((_, s), i) in fp.dims.iter().zip(idx) {
+            parts.push(i.clone() * enc.term(self.pool, *s).ok()?);
+        }
+        Some(Term::Add(parts))
+    }
+
+    fn prove_disjoint(&mut self, a: usize, b: usize) -> PairProof {
+        // Interval bounds of the gaps between the extents.
+        for (x, y) in [(a, b), (b, a)] {
+            let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
+            if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
+                return PairProof::Proved;
+            }
+        }
+        // A view that is empty for all shapes meets nothing.
+        for t in [a, b] {
+            if self.tensors[t]
+                .sizes
+                .iter()
+                .any(|&n| self.env.interval(self.pool, n).hi.is_some_and(|h| h <= 0))
+            {
+                return PairProof::Proved;
+            }
+        }
+        if !self.domain_ok {
+            return PairProof::Unknown;
+        }
+        let mut enc = self.enc.clone();
+        let base = enc.vars().len();
+        let mut side = Vec::new();
+        let mut idx = [Vec::new(), Vec::new()];
+        for (k, t) in [a, b].into_iter().enumerate() {
+            for (d, &(n, _)) in self.fps[t].dims.iter().enumerate() {
+                let v = Term::Var(enc.fresh(&format!("i{t}_{d}")));
+                let Ok(size) = enc.term(self.pool, n) else {
+                    return PairProof::Unknown;
+                };
+                side.push(v.clone().cmp(Cmp::Ge, Term::Int(0)));
+                side.push(v.clone().cmp(Cmp::Lt, size));
+                idx[k].push(v);
+            }
+        }
+        let (Some(xa), Some(xb)) = (
+            self.address(&mut enc, a, &idx[0]),
+            self.address(&mut enc, b, &idx[1]),
+        ) else {
+            return PairProof::Unknown;
+        };
+        side.push(xa.cmp(Cmp::Eq, xb));
+        match self.ask(&enc, side) {
+            Answer::Unsat => PairProof::Proved,
+            Answer::Sat(values) => {
+                let cx = self.model_assignment(&enc, &values[..base.min(values.len())]);
+                if self.try_counterexample(cx) {
+                    PairProof::Refuted
+                } else {
+                    PairProof::Unknown
+                }
+            }
+            Answer::Unknown(_) => PairProof::Unknown,
+        }
+    }
+
+    /// The hint witness of an overlapping pair as constant element indices (and
+    /// byte offsets inside the elements, in byte mode).
+    fn witness(
+        &self,
+        a: usize,
+        b: usize,
+        hint: &GroupAnswer,
+    ) -> Option<(Vec<i64>, Vec<i64>, i64, i64)> {
+        let w = hint
+            .pairs
+            .iter()
+            .find(|p| p.0 == a && p.1 == b)
+            .and_then(|p| match &p.2 {
+                Verdict::Overlap(w) => Some(w.clone()),
+                _ => None,
+            })?;
+        let byte_in =
+            |t: usize, idx: &[i64]| (w.address as i128 - self.views[t].byte_address(idx)) as i64;
+        Some((
+            w.index_a.clone(),
+            w.index_b.clone(),
+            byte_in(a, &w.index_a),
+            byte_in(b, &w.index_b),
+        ))
+    }
+
+    /// Address expression (in the case's unit) of element `idx` (+ byte) of view `t`.
+    fn address_expr(&mut self, t: usize, idx: &[i64], byte: i64) -> ExprId {
+        let tensor = &self.tensors[t];
+        let scale = if self.bytes_mode { tensor.itemsize } else { 1 };
+        let mut parts = vec![self.fps[t].start];
+        for (&i, &s) in idx.iter().zip(&tensor.strides) {
+            let k = self.pool.int(i * scale);
+            parts.push(self.pool.mul(&[k, s]));
+        }
+        if self.bytes_mode {
+            parts.push(self.pool.int(byte));
+        }
+        self.pool.add(&parts)
+    }
+
+    fn prove_overlap(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> PairProof {
+        let Some((ia, ib, byte_a, byte_b)) = self.witness(a, b, hint) else {
+            return PairProof::Unknown;
+        };
+        let xa = self.address_expr(a, &ia, byte_a);
+        let xb = self.address_expr(b, &ib, byte_b);
+        let diff = self.pool.sub(xa, xb);
+        let in_range = |p: &mut Self, t: usize, idx: &[i64]| {
+            p.tensors[t]
+                .sizes
+                .iter()
+                .zip(idx)
+                .all(|(&n, &i)| p.env.interval(p.pool, n).lo.is_some_and(|l| l > i as i128))
+        };
+        if self.pool.as_int(diff) == Some(0) && in_range(self, a, &ia) && in_range(self, b, &ib) {
+            return PairProof::Proved;
+        }
+        if !self.domain_ok {
+            return PairProof::Unknown;
+        }
+        let mut enc = self.enc.clone();
+        let mut holds = Vec::new();
+        let mut ok = true;
+        for (t, idx) in [(a, &ia), (b, &ib)] {
+            for (&n, &i) in self.tensors[t].sizes.iter().zip(idx.iter()) {
+                match enc.term(self.pool, n) {
+                    Ok(size) => holds.push(size.cmp(Cmp::Gt, Term::Int(i))),
+                    Err(_) => ok = false,
+                }
+            }
+        }
+        match (enc.term(self.pool, xa), enc.term(self.pool, xb)) {
+            (Ok(x), Ok(y)) => holds.push(x.cmp(Cmp::Eq, y)),
+            _ => ok = false,
+        }
+        if !ok {
+            return PairProof::Unknown;
+        }
+        match self.ask(&enc, vec![Formula::Not(Box::new(Formula::And(holds)))]) {
+            Answer::Unsat => PairProof::Proved,
+            _ => PairProof::Unknown,
+        }
+    }
+
+    /// `end_x < start_y` for the order that holds at the hints: implies disjointness.
+    fn disjoint_guard(&mut self, a: usize, b: usize) -> Option<ExprId> {
+        let look = |s| self.env.hint(s);
+        for (x, y) in [(a, b), (b, a)] {
+            let (ex, sy) = (self.fps[x].end, self.fps[y].start);
+            let (Ok(e), Ok(s)) = (self.pool.eval_int(ex, &look), self.pool.eval_int(sy, &look))
+            else {
+                continue;
+            };
+            if e < s {
+                let g = self.pool.binary(BinOp::Lt, ex, sy);
+                return (self.pool.as_const(g).is_none()).then_some(g);
+            }
+        }
+        None
+    }
+
+    /// The hint witness as a condition: indices in range and addresses equal.
+    fn overlap_guard(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> Option<ExprId> {
+        if self.bytes_mode {
+            return None;
+        }
+        let (ia, ib, _, _) = self.witness(a, b, hint)?;
+        let xa = self.address_expr(a, &ia, 0);
+        let xb = self.address_expr(b, &ib, 0);
+        let mut conj = vec![self.pool.binary(BinOp::Eq, xa, xb)];
+        for (t, idx) in [(a, &ia), (b, &ib)] {
+            for (&n, &i) in self.tensors[t].sizes.iter().zip(idx.iter()) {
+                let k = self.pool.int(i);
+                conj.push(self.pool.binary(BinOp::Gt, n, k));
+            }
+        }
+        let g = self.pool.and(&conj);
+        (self.pool.as_const(g).is_none()).then_some(g)
+    }
+
+    /// Concrete samples of allowed shapes; a differing classification refutes.
+    fn sample_refuter(&mut self) {
+        let syms: Vec<Symbol> = self.env.symbols().to_vec();
+        if syms.is_empty() {
+            return;
+        }
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for &s in &syms {
+            seed = seed.rotate_left(7)
+                ^ (self.env.hint(s).unwrap_or(0) as u64).wrapping_mul(0x100_0000_01B3);
+        }
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let want = self.hint_classification();
+        for k in 0..self.opts.samples {
+            let cx: Vec<(Symbol, i64)> = syms
+                .iter()
+                .map(|&s| {
+                    let hint = self.env.hint(s).unwrap_or(0);
+                    let r = self.env.range(s);
+                    let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
+                    let hi =
+                        r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
+                            .max(lo);
+                    // Boundaries first, then uniform values.
+                    let v = match k {
+                        0 => lo,
+                        1 => lo.saturating_add(1).min(hi),
+                        2 => hi,
+                        _ => lo + (next() % ((hi - lo) as u64 + 1)) as i64,
+                    };
+                    (s, v)
+                })
+                .collect();
+            if let Some(set) = self.classify_at(&cx) {
+                if set != want {
+                    self.counterexample = Some(cx);
+                    return;
+                }
+            }
+        }
+    }
+}
