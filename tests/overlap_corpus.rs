@@ -252,3 +252,20 @@ fn library_and_cli_agree_and_are_deterministic() {
         assert_eq!(a, b);
     }
 }
+
+#[test]
+fn same_input_gives_byte_identical_output() {
+    let path = corpus("overlap_dev.jsonl");
+    let run = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_symalias"))
+            .args(["overlap", "--no-timing"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let (a, b) = (run(), run());
+    assert!(!a.is_empty());
+    assert!(a == b, "two runs on the same input differ");
+}

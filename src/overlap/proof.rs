@@ -254,16 +254,10 @@ impl Prover<'_, '_> {
                     }
                 }
             }
-            if self.counterexample.is_some() {
-                break;
-            }
         }
         // Views inside it: one partner whose overlap persists.
         let mut persistent: HashMap<(usize, usize), PairProof> = HashMap::new();
         for v in (0..n).filter(|&v| overlapping[v]) {
-            if self.counterexample.is_some() {
-                break;
-            }
             let mut done = false;
             let partners: Vec<(usize, usize)> = hint
                 .pairs
@@ -430,6 +424,11 @@ impl Prover<'_, '_> {
     }
 
     fn ask(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Answer {
+        // Once refuted, every requirement is still examined (for the guards),
+        // but z3 is not asked any more.
+        if self.counterexample.is_some() {
+            return Answer::Unknown("already refuted".into());
+        }
         if self.queries >= self.opts.max_queries {
             return Answer::Unknown("query limit of the case reached".into());
         }
@@ -554,7 +553,57 @@ impl Prover<'_, '_> {
         self.pool.add(&parts)
     }
 
+    /// For two views that are one contiguous run each (rank 1, stride 1, same
+    /// unit): they overlap exactly when both are non-empty and their extents
+    /// intersect. Returns that condition.
+    fn runs_meet(&mut self, a: usize, b: usize) -> Option<ExprId> {
+        if self.bytes_mode {
+            return None;
+        }
+        let run = |p: &Self, t: usize| {
+            let tensor = &p.tensors[t];
+            tensor.strides.len() == 1 && p.pool.as_int(tensor.strides[0]) == Some(1)
+        };
+        if !(run(self, a) && run(self, b)) {
+            return None;
+        }
+        let zero = self.pool.int(0);
+        let (fa, fb) = (&self.fps[a], &self.fps[b]);
+        let (sa, ea, sb, eb) = (fa.start, fa.end, fb.start, fb.end);
+        let conj = [
+            self.pool.binary(BinOp::Le, sb, ea),
+            self.pool.binary(BinOp::Le, sa, eb),
+            self.pool.binary(BinOp::Gt, self.tensors[a].sizes[0], zero),
+            self.pool.binary(BinOp::Gt, self.tensors[b].sizes[0], zero),
+        ];
+        Some(self.pool.and(&conj))
+    }
+
+    /// `true` when the boolean expression is true for all shapes (by intervals,
+    /// else by z3).
+    fn always(&mut self, cond: ExprId) -> bool {
+        if self.env.interval(self.pool, cond).as_point() == Some(1) {
+            return true;
+        }
+        if !self.domain_ok {
+            return false;
+        }
+        let mut enc = self.enc.clone();
+        match enc.formula(self.pool, cond) {
+            Ok(f) => matches!(
+                self.ask(&enc, vec![Formula::Not(Box::new(f))]),
+                Answer::Unsat
+            ),
+            Err(_) => false,
+        }
+    }
+
     fn prove_overlap(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> PairProof {
+        if let Some(cond) = self.runs_meet(a, b) {
+            if self.always(cond) {
+                return PairProof::Proved;
+            }
+        }
         let Some((ia, ib, byte_a, byte_b)) = self.witness(a, b, hint) else {
             return PairProof::Unknown;
         };
@@ -615,8 +664,12 @@ impl Prover<'_, '_> {
         None
     }
 
-    /// The hint witness as a condition: indices in range and addresses equal.
+    /// A condition implying the overlap: for two runs, "both non-empty and the
+    /// extents meet"; otherwise the hint witness (indices in range, addresses equal).
     fn overlap_guard(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> Option<ExprId> {
+        if let Some(cond) = self.runs_meet(a, b) {
+            return (self.pool.as_const(cond).is_none()).then_some(cond);
+        }
         if self.bytes_mode {
             return None;
         }

@@ -1,0 +1,68 @@
+//! Proofs for all shapes on symbolic workloads: `x.split(s0)`-style views
+//! (offsets `i*s0`), 100 and 1,000 of them, and the largest symbolic cases of
+//! the development corpus. Baseline in the same run: the hint-only analysis
+//! (what PyTorch does, minus its O(k²) symbolic comparisons).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::hint::black_box;
+use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions};
+use symalias_solver::Solver;
+
+fn split_case(k: usize) -> OverlapCase {
+    let tensors: Vec<serde_json::Value> = (0..k)
+        .map(|i| serde_json::json!({"source": format!("L['args'][{i}]"), "sizes": ["s0"], "strides": [1], "storage_offset": format!("{i}*s0")}))
+        .collect();
+    let case = serde_json::json!({"id": "split", "symbols": {"s0": {"hint": 10, "min": 2, "source": "L['n']"}}, "tensors": tensors});
+    parse_line(1, &case.to_string()).value.unwrap()
+}
+
+fn corpus_cases() -> Vec<OverlapCase> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/overlap_dev.jsonl"
+    );
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut cases: Vec<OverlapCase> = text
+        .lines()
+        .filter_map(|l| parse_line::<OverlapCase>(1, l).value.ok())
+        .filter(|c| !c.symbols.is_empty())
+        .collect();
+    cases.sort_by_key(|c| std::cmp::Reverse(c.tensors.len()));
+    cases.truncate(5);
+    cases
+}
+
+fn bench(c: &mut Criterion) {
+    let prove = OverlapOptions::default();
+    let hint_only = OverlapOptions {
+        prove: false,
+        ..OverlapOptions::default()
+    };
+    let mut g = c.benchmark_group("symbolic_split");
+    g.sample_size(20);
+    for k in [100usize, 1000] {
+        let case = split_case(k);
+        g.bench_with_input(BenchmarkId::new("prove", k), &case, |b, case| {
+            b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+        });
+        g.bench_with_input(BenchmarkId::new("hint_only", k), &case, |b, case| {
+            b.iter(|| {
+                black_box(run_overlap_case(case, &hint_only, &mut Solver::default()).unwrap())
+            })
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("corpus_big_symbolic");
+    g.sample_size(10);
+    for case in corpus_cases() {
+        g.bench_with_input(BenchmarkId::new("prove", &case.id), &case, |b, case| {
+            b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
