@@ -38,7 +38,7 @@ mod term;
 pub use term::{Cmp, Formula, Term};
 pub use z3;
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// Resource budget of one query. `rlimit` is z3's deterministic resource counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,7 +232,7 @@ mod tests {
             vec![
                 v(0).cmp(Cmp::Ge, Term::Int(2)),
                 v(1).cmp(Cmp::Ge, Term::Int(2)),
-                (v(0) * v(1)).cmp(Cmp::Lt, (v(0) + v(1))),
+                (v(0) * v(1)).cmp(Cmp::Lt, v(0) + v(1)),
             ],
         );
         assert_eq!(Solver::default().check(&q), Answer::Unsat);
@@ -270,7 +270,7 @@ mod tests {
         let mut s = Solver::default();
         let q = Query::new(
             &["i", "j"],
-            vec![(v(0) * Term::Int(3)).cmp(Cmp::Eq, ((v(1) * Term::Int(3)) + Term::Int(1)))],
+            vec![(v(0) * Term::Int(3)).cmp(Cmp::Eq, (v(1) * Term::Int(3)) + Term::Int(1))],
         );
         assert_eq!(s.check(&q), Answer::Unsat);
         assert_eq!(s.check(&q), Answer::Unsat);
@@ -288,16 +288,14 @@ mod tests {
 
     #[test]
     fn sessions_answer_like_fresh_contexts() {
-        let qs: Vec<Query> =
-            (0..6)
-                .map(|k| {
-                    Query::new(
-                        &["i", "j"],
-                        vec![(v(0) * Term::Int(3))
-                            .cmp(Cmp::Eq, ((v(1) * Term::Int(3)) + Term::Int(k)))],
-                    )
-                })
-                .collect();
+        let qs: Vec<Query> = (0..6)
+            .map(|k| {
+                Query::new(
+                    &["i", "j"],
+                    vec![(v(0) * Term::Int(3)).cmp(Cmp::Eq, (v(1) * Term::Int(3)) + Term::Int(k))],
+                )
+            })
+            .collect();
         let fresh: Vec<Answer> = qs.iter().map(|q| Solver::default().check(q)).collect();
         let shared =
             Solver::default().session(|s| qs.iter().map(|q| s.check(q)).collect::<Vec<_>>());
@@ -319,7 +317,7 @@ mod tests {
             vec![
                 Term::Mul(vec![v(0), v(0), v(0)]).cmp(
                     Cmp::Eq,
-                    (Term::Mul(vec![v(1), v(1), v(1)]) + Term::Mul(vec![v(2), v(2), v(2)]),),
+                    Term::Mul(vec![v(1), v(1), v(1)]) + Term::Mul(vec![v(2), v(2), v(2)]),
                 ),
                 v(1).cmp(Cmp::Ge, Term::Int(1)),
                 v(2).cmp(Cmp::Ge, Term::Int(1)),
