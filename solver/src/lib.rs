@@ -139,22 +139,14 @@ impl Solver {
         self.stats
     }
 
-    /// Checks a query.
+    /// Checks a query in a fresh context.
     pub fn check(&mut self, q: &Query) -> Answer {
-        self.stats.queries += 1;
-        let key = q.key();
-        if let Some(a) = self.cache.get(&key) {
-            self.stats.cache_hits += 1;
-            return a.clone();
-        }
-        let answer = lower::check(q, &[], self.budget)
-            .pop()
-            .unwrap_or(Answer::Unknown("no answer".into()));
-        if matches!(answer, Answer::Unknown(_)) {
-            self.stats.unknown += 1;
-        }
-        self.cache.insert(key, answer.clone());
-        answer
+        let budget = self.budget;
+        cached(&mut self.cache, &mut self.stats, q, |q| {
+            lower::check(q, &[], budget)
+                .pop()
+                .unwrap_or(Answer::Unknown("no answer".into()))
+        })
     }
 
     /// Runs `f` with a [`Session`]: one fresh z3 context for all its queries.
@@ -201,19 +193,30 @@ pub struct Session<'a> {
 impl Session<'_> {
     /// Checks a query in its own push/pop scope of the session's context.
     pub fn check(&mut self, q: &Query) -> Answer {
-        self.stats.queries += 1;
-        let key = q.key();
-        if let Some(a) = self.cache.get(&key) {
-            self.stats.cache_hits += 1;
-            return a.clone();
-        }
-        let answer = lower::check_scoped(&self.z3, q);
-        if matches!(answer, Answer::Unknown(_)) {
-            self.stats.unknown += 1;
-        }
-        self.cache.insert(key, answer.clone());
-        answer
+        let z3 = &self.z3;
+        cached(self.cache, self.stats, q, |q| lower::check_scoped(z3, q))
     }
+}
+
+/// Answers `q` from the cache, or by `run` (then caches the answer).
+fn cached(
+    cache: &mut HashMap<String, Answer>,
+    stats: &mut Stats,
+    q: &Query,
+    run: impl FnOnce(&Query) -> Answer,
+) -> Answer {
+    stats.queries += 1;
+    let key = q.key();
+    if let Some(a) = cache.get(&key) {
+        stats.cache_hits += 1;
+        return a.clone();
+    }
+    let answer = run(q);
+    if matches!(answer, Answer::Unknown(_)) {
+        stats.unknown += 1;
+    }
+    cache.insert(key, answer.clone());
+    answer
 }
 
 #[cfg(test)]

@@ -100,15 +100,26 @@ impl SymTensor {
 
     /// The concrete view at the environment's hints, validated.
     pub fn at_hints(&self, index: usize, pool: &ExprPool, env: &Env) -> Result<View, TensorError> {
+        self.at(index, pool, &|s| env.hint(s), "the hints")
+    }
+
+    /// The concrete view at symbol values from `lookup` (described as `at` in
+    /// errors), validated.
+    pub fn at(
+        &self,
+        index: usize,
+        pool: &ExprPool,
+        lookup: &dyn Fn(crate::expr::Symbol) -> Option<i64>,
+        at: &str,
+    ) -> Result<View, TensorError> {
         let err = |field, message: String| TensorError {
             tensor: index,
             field,
             message,
         };
         let eval = |e: ExprId, field: Field| -> Result<i64, TensorError> {
-            pool.eval_int(e, &|s| env.hint(s)).map_err(|x: EvalError| {
-                err(field, format!("`{}` at the hints: {x}", pool.display(e)))
-            })
+            pool.eval_int(e, lookup)
+                .map_err(|x: EvalError| err(field, format!("`{}` at {at}: {x}", pool.display(e))))
         };
         if self.sizes.len() != self.strides.len() {
             return Err(err(

@@ -377,28 +377,12 @@ impl Prover<'_, '_> {
                 return None;
             }
         }
-        let mut views = Vec::with_capacity(self.tensors.len());
-        for t in self.tensors {
-            let sizes = t
-                .sizes
-                .iter()
-                .map(|&e| self.pool.eval_int(e, &look).ok())
-                .collect::<Option<Vec<_>>>()?;
-            let strides = t
-                .strides
-                .iter()
-                .map(|&e| self.pool.eval_int(e, &look).ok())
-                .collect::<Option<Vec<_>>>()?;
-            let offset = self.pool.eval_int(t.offset, &look).ok()?;
-            let v = View {
-                sizes,
-                strides,
-                offset,
-                itemsize: t.itemsize,
-            };
-            v.validate().ok()?;
-            views.push(v);
-        }
+        let views = self
+            .tensors
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.at(i, self.pool, &look, "a sample").ok())
+            .collect::<Option<Vec<View>>>()?;
         Some(analyze_views(&views, self.opts.budget).overlapping)
     }
 
