@@ -93,7 +93,6 @@ struct Prover<'a, 's> {
     tensors: &'a [SymTensor],
     views: &'a [View],
     fps: Vec<SymFootprint>,
-    unit_bytes: Vec<i64>,
     bytes_mode: bool,
     enc: Encoder,
     domain: Vec<Formula>,
@@ -125,7 +124,6 @@ pub fn prove_case(
             tensors,
             views,
             fps: Vec::new(),
-            unit_bytes: Vec::new(),
             bytes_mode,
             enc: Encoder::default(),
             domain: Vec::new(),
@@ -176,8 +174,6 @@ impl Prover<'_, '_> {
                 dims,
                 solid,
             });
-            self.unit_bytes
-                .push(if self.bytes_mode { 1 } else { t.itemsize });
         }
         // The domain: ranges, assumptions, and non-negative layouts.
         for &s in self.env.symbols() {
@@ -496,30 +492,73 @@ impl Prover<'_, '_> {
         }
     }
 
-    /// The hint witness of an overlapping pair as constant element indices (and
-    /// byte offsets inside the elements, in byte mode).
-    fn witness(
+    /// Witness candidates for an overlapping pair, as constant element indices
+    /// of both views (and byte offsets inside the elements): the first element of
+    /// `b` inside `a`, the first element of `a` inside `b` (these tend to persist
+    /// when one view nests in the other), then the hint search's witness.
+    fn witnesses(
         &self,
         a: usize,
         b: usize,
         hint: &GroupAnswer,
-    ) -> Option<(Vec<i64>, Vec<i64>, i64, i64)> {
-        let w = hint
-            .pairs
-            .iter()
-            .find(|p| p.0 == a && p.1 == b)
-            .and_then(|p| match &p.2 {
-                Verdict::Overlap(w) => Some(w.clone()),
-                _ => None,
-            })?;
-        let byte_in =
-            |t: usize, idx: &[i64]| (w.address as i128 - self.views[t].byte_address(idx)) as i64;
-        Some((
-            w.index_a.clone(),
-            w.index_b.clone(),
-            byte_in(a, &w.index_a),
-            byte_in(b, &w.index_b),
-        ))
+    ) -> Vec<(Vec<i64>, Vec<i64>, i64, i64)> {
+        let byte_in = |t: usize, idx: &[i64], address: i64| {
+            (address as i128 - self.views[t].byte_address(idx)) as i64
+        };
+        let mut out = Vec::new();
+        for (outer, inner) in [(a, b), (b, a)] {
+            let v = &self.views[inner];
+            let first = View {
+                sizes: vec![1; v.sizes.len()],
+                ..v.clone()
+            };
+            let ans = analyze_views(&[self.views[outer].clone(), first], self.opts.budget);
+            if let Some((_, _, Verdict::Overlap(w))) = ans.pairs.first() {
+                let zeros = vec![0; v.sizes.len()];
+                let (io, bo) = (w.index_a.clone(), byte_in(outer, &w.index_a, w.address));
+                let (ii, bi) = (zeros.clone(), byte_in(inner, &zeros, w.address));
+                out.push(if outer == a {
+                    (io, ii, bo, bi)
+                } else {
+                    (ii, io, bi, bo)
+                });
+            }
+        }
+        if let Some((_, _, Verdict::Overlap(w))) = hint.pairs.iter().find(|p| p.0 == a && p.1 == b)
+        {
+            out.push((
+                w.index_a.clone(),
+                w.index_b.clone(),
+                byte_in(a, &w.index_a, w.address),
+                byte_in(b, &w.index_b, w.address),
+            ));
+        }
+        out.dedup();
+        out
+    }
+
+    /// The condition "this witness is inside both views and both reach the
+    /// same address": it implies the overlap.
+    fn witness_condition(
+        &mut self,
+        a: usize,
+        b: usize,
+        w: &(Vec<i64>, Vec<i64>, i64, i64),
+    ) -> ExprId {
+        let (ia, ib, byte_a, byte_b) = w;
+        let xa = self.address_expr(a, ia, *byte_a);
+        let xb = self.address_expr(b, ib, *byte_b);
+        let mut conj = vec![self.pool.binary(BinOp::Eq, xa, xb)];
+        if self.pool.sub(xa, xb) == self.pool.int(0) {
+            conj.clear();
+        }
+        for (t, idx) in [(a, ia), (b, ib)] {
+            for (&n, &i) in self.tensors[t].sizes.iter().zip(idx.iter()) {
+                let k = self.pool.int(i);
+                conj.push(self.pool.binary(BinOp::Gt, n, k));
+            }
+        }
+        self.pool.and(&conj)
     }
 
     /// Address expression (in the case's unit) of element `idx` (+ byte) of view `t`.
@@ -588,47 +627,13 @@ impl Prover<'_, '_> {
                 return PairProof::Proved;
             }
         }
-        let Some((ia, ib, byte_a, byte_b)) = self.witness(a, b, hint) else {
-            return PairProof::Unknown;
-        };
-        let xa = self.address_expr(a, &ia, byte_a);
-        let xb = self.address_expr(b, &ib, byte_b);
-        let diff = self.pool.sub(xa, xb);
-        let in_range = |p: &mut Self, t: usize, idx: &[i64]| {
-            p.tensors[t]
-                .sizes
-                .iter()
-                .zip(idx)
-                .all(|(&n, &i)| p.env.interval(p.pool, n).lo.is_some_and(|l| l > i as i128))
-        };
-        if self.pool.as_int(diff) == Some(0) && in_range(self, a, &ia) && in_range(self, b, &ib) {
-            return PairProof::Proved;
-        }
-        if !self.domain_ok {
-            return PairProof::Unknown;
-        }
-        let mut enc = self.enc.clone();
-        let mut holds = Vec::new();
-        let mut ok = true;
-        for (t, idx) in [(a, &ia), (b, &ib)] {
-            for (&n, &i) in self.tensors[t].sizes.iter().zip(idx.iter()) {
-                match enc.term(self.pool, n) {
-                    Ok(size) => holds.push(size.cmp(Cmp::Gt, Term::Int(i))),
-                    Err(_) => ok = false,
-                }
+        for w in self.witnesses(a, b, hint) {
+            let cond = self.witness_condition(a, b, &w);
+            if self.always(cond) {
+                return PairProof::Proved;
             }
         }
-        match (enc.term(self.pool, xa), enc.term(self.pool, xb)) {
-            (Ok(x), Ok(y)) => holds.push(x.cmp(Cmp::Eq, y)),
-            _ => ok = false,
-        }
-        if !ok {
-            return PairProof::Unknown;
-        }
-        match self.ask(&enc, vec![Formula::Not(Box::new(Formula::And(holds)))]) {
-            Answer::Unsat => PairProof::Proved,
-            _ => PairProof::Unknown,
-        }
+        PairProof::Unknown
     }
 
     /// `end_x < start_y` for the order that holds at the hints: implies disjointness.
@@ -649,26 +654,16 @@ impl Prover<'_, '_> {
     }
 
     /// A condition implying the overlap: for two runs, "both non-empty and the
-    /// extents meet"; otherwise the hint witness (indices in range, addresses equal).
+    /// extents meet"; otherwise a witness (indices in range, addresses equal).
     fn overlap_guard(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> Option<ExprId> {
-        if let Some(cond) = self.runs_meet(a, b) {
-            return (self.pool.as_const(cond).is_none()).then_some(cond);
-        }
-        if self.bytes_mode {
-            return None;
-        }
-        let (ia, ib, _, _) = self.witness(a, b, hint)?;
-        let xa = self.address_expr(a, &ia, 0);
-        let xb = self.address_expr(b, &ib, 0);
-        let mut conj = vec![self.pool.binary(BinOp::Eq, xa, xb)];
-        for (t, idx) in [(a, &ia), (b, &ib)] {
-            for (&n, &i) in self.tensors[t].sizes.iter().zip(idx.iter()) {
-                let k = self.pool.int(i);
-                conj.push(self.pool.binary(BinOp::Gt, n, k));
+        let cond = match self.runs_meet(a, b) {
+            Some(c) => c,
+            None => {
+                let w = self.witnesses(a, b, hint).into_iter().next()?;
+                self.witness_condition(a, b, &w)
             }
-        }
-        let g = self.pool.and(&conj);
-        (self.pool.as_const(g).is_none()).then_some(g)
+        };
+        (self.pool.as_const(cond).is_none()).then_some(cond)
     }
 
     /// Concrete samples of allowed shapes; a differing classification refutes.
