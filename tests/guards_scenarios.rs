@@ -57,6 +57,8 @@ fn scenario_29_inputs_overlapping_with_mutation_recompile() {
     // args[1] and args[2] needs x[9:] to be non-empty: refuted at s0 = 9.
     assert_eq!(r.invariant, Some(false));
     assert_eq!(r.counterexample.as_ref().unwrap()["s0"], 9);
+    let p12 = r.pairs.iter().find(|p| (p.a, p.b) == (1, 2)).unwrap();
+    assert_eq!((p12.overlap, p12.proof.as_str()), (true, "refuted"));
     let guards = shape_guards(&r);
     assert_eq!(guards.len(), 1, "{guards:?}");
     assert!(holds(&guards[0], &[("s0", 20)]));

@@ -3,7 +3,7 @@
 //! Integers are computed in `i128` with checked operations, so that no
 //! intermediate result can wrap; a result that does not fit the `i64` the
 //! engine exchanges is reported as overflow by the caller
-//! ([`super::eval`]). Floats follow IEEE double arithmetic as Python does,
+//! (evaluation, in `eval.rs`). Floats follow IEEE double arithmetic as Python does,
 //! including Python's exceptions (division by zero, `OverflowError` of `**`).
 //!
 //! Constant folding in the pool and evaluation share these functions, so they

@@ -293,6 +293,19 @@ impl Prover<'_, '_> {
         if !proved && self.counterexample.is_none() {
             self.sample_refuter();
         }
+        // At the counterexample, the listed pairs whose verdict flips are refuted.
+        if let Some(at) = self
+            .counterexample
+            .as_ref()
+            .and_then(|cx| self.analyze_at(cx))
+        {
+            for p in pairs.iter_mut() {
+                let meets = at.pairs.iter().any(|q| q.0 == p.0 && q.1 == p.1);
+                if meets != p.2 {
+                    p.3 = PairProof::Refuted;
+                }
+            }
+        }
         let invariant = if proved {
             Some(true)
         } else if self.counterexample.is_some() {
@@ -361,6 +374,11 @@ impl Prover<'_, '_> {
     /// The exact classification at an assignment, if the assignment is allowed
     /// (ranges, assumptions) and gives valid views.
     fn classify_at(&self, cx: &[(Symbol, i64)]) -> Option<Vec<usize>> {
+        self.analyze_at(cx).map(|a| a.overlapping)
+    }
+
+    /// The exact group answer at an assignment, if it is allowed.
+    fn analyze_at(&self, cx: &[(Symbol, i64)]) -> Option<GroupAnswer> {
         let look = Self::lookup(self.env, cx);
         for &s in self.env.symbols() {
             let v = look(s)? as i128;
@@ -379,7 +397,7 @@ impl Prover<'_, '_> {
             .enumerate()
             .map(|(i, t)| t.at(i, self.pool, &look, "a sample").ok())
             .collect::<Option<Vec<View>>>()?;
-        Some(analyze_views(&views, self.opts.budget).overlapping)
+        Some(analyze_views(&views, self.opts.budget))
     }
 
     fn hint_classification(&self) -> Vec<usize> {
