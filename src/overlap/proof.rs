@@ -225,8 +225,15 @@ impl Prover<'_, '_> {
         let mut all_guarded = true;
         let mut all_proved = true;
         // Views outside the overlapping set: every pair must stay disjoint.
-        for v in (0..n).filter(|&v| !overlapping[v]) {
+        // Once some requirement is neither proved nor covered by a shape guard,
+        // the answer can only be the StorageOverlap guard (with `false` or `null`):
+        // stop examining pairs and leave refutation to the concrete samples.
+        let hopeless = |_: &Self, all_guarded: bool| !all_guarded;
+        'views: for v in (0..n).filter(|&v| !overlapping[v]) {
             for u in 0..n {
+                if hopeless(&self, all_guarded) {
+                    break 'views;
+                }
                 if u == v || (chain_id[u].is_some() && chain_id[u] == chain_id[v]) {
                     continue;
                 }
@@ -254,6 +261,9 @@ impl Prover<'_, '_> {
         // Views inside it: one partner whose overlap persists.
         let mut persistent: HashMap<(usize, usize), PairProof> = HashMap::new();
         for v in (0..n).filter(|&v| overlapping[v]) {
+            if hopeless(&self, all_guarded) {
+                break;
+            }
             let mut done = false;
             let partners: Vec<(usize, usize)> = hint
                 .pairs
@@ -293,18 +303,31 @@ impl Prover<'_, '_> {
         if !proved && self.counterexample.is_none() {
             self.sample_refuter();
         }
-        // At the counterexample, the listed pairs whose verdict flips are refuted.
+        // At the counterexample, the pairs whose verdict flips are refuted.
         if let Some(at) = self
             .counterexample
             .as_ref()
             .and_then(|cx| self.analyze_at(cx))
         {
-            for p in pairs.iter_mut() {
-                let meets = at.pairs.iter().any(|q| q.0 == p.0 && q.1 == p.1);
-                if meets != p.2 {
-                    p.3 = PairProof::Refuted;
+            let at_hint: Vec<(usize, usize)> = hint.pairs.iter().map(|p| (p.0, p.1)).collect();
+            let at_cx: Vec<(usize, usize)> = at.pairs.iter().map(|p| (p.0, p.1)).collect();
+            let flipped = at_hint
+                .iter()
+                .filter(|p| !at_cx.contains(p))
+                .map(|&(a, b)| (a, b, true))
+                .chain(
+                    at_cx
+                        .iter()
+                        .filter(|p| !at_hint.contains(p))
+                        .map(|&(a, b)| (a, b, false)),
+                );
+            for (a, b, overlap) in flipped {
+                match pairs.iter_mut().find(|p| (p.0, p.1) == (a, b)) {
+                    Some(p) => p.3 = PairProof::Refuted,
+                    None => pairs.push((a, b, overlap, PairProof::Refuted)),
                 }
             }
+            pairs.sort_by_key(|p| (p.0, p.1));
         }
         let invariant = if proved {
             Some(true)
@@ -471,6 +494,9 @@ impl Prover<'_, '_> {
                 return PairProof::Proved;
             }
         }
+        if self.separated_by_blocks(a, b) {
+            return PairProof::Proved;
+        }
         if !self.domain_ok {
             return PairProof::Unknown;
         }
@@ -508,6 +534,86 @@ impl Prover<'_, '_> {
             }
             Answer::Unknown(_) => PairProof::Unknown,
         }
+    }
+
+    /// Block structure for all shapes (the symbolic counterpart of `boxes.rs`):
+    /// when both views have constant strides and offsets, the strides form a
+    /// divisibility chain, and no inner digit can carry for any allowed size,
+    /// each view is a box in digit space for every shape. Two boxes whose ranges
+    /// on some level are disjoint for all sizes never meet (column splits with
+    /// a symbolic number of rows, for example).
+    fn separated_by_blocks(&mut self, a: usize, b: usize) -> bool {
+        let mut strides: Vec<i64> = vec![1];
+        let mut boxes = Vec::new();
+        for t in [a, b] {
+            let fp = &self.fps[t];
+            let Some(start) = self.pool.as_int(fp.start) else {
+                return false;
+            };
+            let mut dims = Vec::new();
+            for &(n, st) in &fp.dims {
+                let Some(st) = self.pool.as_int(st) else {
+                    return false;
+                };
+                if st > 0 {
+                    // `None`: unbounded size, allowed on the outermost level only.
+                    let hi = self
+                        .env
+                        .interval(self.pool, n)
+                        .hi
+                        .and_then(|h| i64::try_from(h).ok());
+                    dims.push((st, hi.map(|h| h.max(0))));
+                    if !strides.contains(&st) {
+                        strides.push(st);
+                    }
+                }
+            }
+            boxes.push((start, dims));
+        }
+        strides.sort_unstable_by(|x, y| y.cmp(x));
+        if !strides.windows(2).all(|w| w[0] % w[1] == 0) {
+            return false;
+        }
+        // Per view and level: (first digit, largest size).
+        let mut ranges: Vec<Vec<(i64, Option<i64>)>> = Vec::new();
+        for (start, dims) in &boxes {
+            let mut levels: Vec<(i64, Option<i64>)> = strides
+                .iter()
+                .enumerate()
+                .map(|(k, &s)| {
+                    let d = if k == 0 {
+                        start.div_euclid(s)
+                    } else {
+                        start.rem_euclid(strides[k - 1]).div_euclid(s)
+                    };
+                    (d, Some(1))
+                })
+                .collect();
+            let mut seen = vec![false; strides.len()];
+            for &(st, hi) in dims {
+                let Some(k) = strides.iter().position(|&x| x == st) else {
+                    return false;
+                };
+                if seen[k] {
+                    return false; // two dims on one level
+                }
+                seen[k] = true;
+                levels[k].1 = hi;
+            }
+            for (k, &(d, hi)) in levels.iter().enumerate().skip(1) {
+                match hi {
+                    Some(h) if d + h <= strides[k - 1] / strides[k] => {}
+                    _ => return false, // an inner digit may carry
+                }
+            }
+            ranges.push(levels);
+        }
+        (0..strides.len()).any(|k| {
+            let (da, ha) = ranges[0][k];
+            let (db, hb) = ranges[1][k];
+            let below = |d1: i64, h1: Option<i64>, d2: i64| h1.is_some_and(|h| d1 + h - 1 < d2);
+            below(da, ha, db) || below(db, hb, da)
+        })
     }
 
     /// Witness candidates for an overlapping pair, as constant element indices
