@@ -16,6 +16,16 @@ fn split_case(k: usize) -> OverlapCase {
     parse_line(1, &case.to_string()).value.unwrap()
 }
 
+/// Column slices of width 4 of an `s0 x 4k` row-major matrix: constant strides
+/// and offsets, a symbolic number of rows.
+fn colsplit_case(k: usize) -> OverlapCase {
+    let tensors: Vec<serde_json::Value> = (0..k)
+        .map(|i| serde_json::json!({"source": format!("L['args'][{i}]"), "sizes": ["s0", 4], "strides": [4 * k, 1], "storage_offset": 4 * i}))
+        .collect();
+    let case = serde_json::json!({"id": "colsplit", "symbols": {"s0": {"hint": 8, "min": 2}}, "tensors": tensors});
+    parse_line(1, &case.to_string()).value.unwrap()
+}
+
 fn corpus_cases() -> Vec<OverlapCase> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -53,6 +63,13 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+    let mut g = c.benchmark_group("symbolic_colsplit");
+    g.sample_size(10);
+    let case = colsplit_case(200);
+    g.bench_with_input(BenchmarkId::new("prove", 200), &case, |b, case| {
+        b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+    });
     g.finish();
     let mut g = c.benchmark_group("corpus_big_symbolic");
     g.sample_size(10);
