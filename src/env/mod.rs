@@ -325,22 +325,18 @@ impl Env {
                 Some(0) => sub(*b),
                 _ => sub(*a).union(sub(*b)),
             },
-            Node::And(xs) => {
-                let vs: Vec<Interval> = xs.iter().map(|&x| sub(x)).collect();
-                if vs.iter().any(|v| v.as_point() == Some(0)) {
-                    Interval::point(0)
-                } else if vs.iter().all(|v| v.as_point() == Some(1)) {
-                    Interval::point(1)
+            Node::And(xs) | Node::Or(xs) => {
+                // The absorbing value decides; all neutral values give the neutral one.
+                let (absorbing, neutral) = if matches!(pool.node(e), Node::And(_)) {
+                    (0, 1)
                 } else {
-                    Interval::BOOL
-                }
-            }
-            Node::Or(xs) => {
-                let vs: Vec<Interval> = xs.iter().map(|&x| sub(x)).collect();
-                if vs.iter().any(|v| v.as_point() == Some(1)) {
-                    Interval::point(1)
-                } else if vs.iter().all(|v| v.as_point() == Some(0)) {
-                    Interval::point(0)
+                    (1, 0)
+                };
+                let vs: Vec<Option<i128>> = xs.iter().map(|&x| sub(x).as_point()).collect();
+                if vs.contains(&Some(absorbing)) {
+                    Interval::point(absorbing)
+                } else if vs.iter().all(|v| *v == Some(neutral)) {
+                    Interval::point(neutral)
                 } else {
                     Interval::BOOL
                 }

@@ -124,20 +124,23 @@ pub fn run_overlap_case(
         overlapping: answer.overlapping.iter().map(|&i| source(i)).collect(),
         non_overlapping: non_overlapping.iter().map(|&i| source(i)).collect(),
     };
-    let witness_of = |a: usize, b: usize| {
-        answer
-            .pairs
-            .iter()
-            .find(|p| p.0 == a && p.1 == b)
-            .and_then(|p| match &p.2 {
-                Verdict::Overlap(w) => Some(PairWitness {
+    // The hint answer's witnesses, looked up per listed pair.
+    let witnesses: hashbrown::HashMap<(usize, usize), PairWitness> = answer
+        .pairs
+        .iter()
+        .filter_map(|(a, b, v)| match v {
+            Verdict::Overlap(w) => Some((
+                (*a, *b),
+                PairWitness {
                     address: w.address,
                     index_a: w.index_a.clone(),
                     index_b: w.index_b.clone(),
-                }),
-                _ => None,
-            })
-    };
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    let witness_of = |a: usize, b: usize| witnesses.get(&(a, b)).cloned();
     let (invariant, guards, pairs, counterexample) = if symbolic && opts.prove && !undecided {
         let proof = prove_case(
             &mut loaded.pool,

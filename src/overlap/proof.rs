@@ -101,6 +101,8 @@ struct Prover<'a, 's> {
     opts: ProofOptions,
     queries: usize,
     counterexample: Option<Vec<(Symbol, i64)>>,
+    /// The classification at the hints (what every counterexample must change).
+    hint_set: Vec<usize>,
 }
 
 /// Proves (or refutes) the hint classification of a symbolic case.
@@ -132,6 +134,7 @@ pub fn prove_case(
             opts,
             queries: 0,
             counterexample: None,
+            hint_set: hint.overlapping.clone(),
         };
         p.build();
         p.run(hint)
@@ -228,10 +231,9 @@ impl Prover<'_, '_> {
         // Once some requirement is neither proved nor covered by a shape guard,
         // the answer can only be the StorageOverlap guard (with `false` or `null`):
         // stop examining pairs and leave refutation to the concrete samples.
-        let hopeless = |_: &Self, all_guarded: bool| !all_guarded;
         'views: for v in (0..n).filter(|&v| !overlapping[v]) {
             for u in 0..n {
-                if hopeless(&self, all_guarded) {
+                if !all_guarded {
                     break 'views;
                 }
                 if u == v || (chain_id[u].is_some() && chain_id[u] == chain_id[v]) {
@@ -261,7 +263,7 @@ impl Prover<'_, '_> {
         // Views inside it: one partner whose overlap persists.
         let mut persistent: HashMap<(usize, usize), PairProof> = HashMap::new();
         for v in (0..n).filter(|&v| overlapping[v]) {
-            if hopeless(&self, all_guarded) {
+            if !all_guarded {
                 break;
             }
             let mut done = false;
@@ -423,14 +425,10 @@ impl Prover<'_, '_> {
         Some(analyze_views(&views, self.opts.budget))
     }
 
-    fn hint_classification(&self) -> Vec<usize> {
-        analyze_views(self.views, self.opts.budget).overlapping
-    }
-
     /// Records `cx` as a counterexample if the classification really differs there.
     fn try_counterexample(&mut self, cx: Vec<(Symbol, i64)>) -> bool {
         match self.classify_at(&cx) {
-            Some(set) if set != self.hint_classification() => {
+            Some(set) if set != self.hint_set => {
                 self.counterexample = Some(cx);
                 true
             }
@@ -807,7 +805,6 @@ impl Prover<'_, '_> {
             seed ^= seed << 17;
             seed
         };
-        let want = self.hint_classification();
         for k in 0..self.opts.samples {
             let cx: Vec<(Symbol, i64)> = syms
                 .iter()
@@ -829,7 +826,7 @@ impl Prover<'_, '_> {
                 })
                 .collect();
             if let Some(set) = self.classify_at(&cx) {
-                if set != want {
+                if set != self.hint_set {
                     self.counterexample = Some(cx);
                     return;
                 }
