@@ -14,3 +14,4 @@ pub mod env;
 pub mod expr;
 pub mod io;
 pub mod overlap;
+pub mod simplify;

@@ -8,6 +8,7 @@ mod eval;
 mod input;
 mod overlap;
 mod parse;
+mod simplify;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ enum Command {
     Parse(parse::ParseArgs),
     /// Evaluate one expression at given symbol values, with Python semantics.
     Eval(eval::EvalArgs),
+    /// Simplify expressions under their symbols' ranges and assumptions (text or FORMATS.md §4 JSONL).
+    Simplify(simplify::SimplifyArgs),
 }
 
 /// Sets up `tracing` to stderr with the filter from `SYMALIAS_LOG` or `RUST_LOG`
@@ -56,7 +59,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Overlap(a) => overlap::run(a),
-        Command::Parse(a) => parse::run(a),
+        Command::Parse(a) => parse::run(a, parse::Mode::Parse),
+        Command::Simplify(a) => simplify::run(a),
         Command::Eval(a) => eval::run(a),
     };
     ExitCode::from(code)

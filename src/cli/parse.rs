@@ -1,7 +1,11 @@
-//! `symalias parse`: expressions in, normalised expressions out.
+//! `symalias parse` and `symalias simplify`: expressions in (text lines or
+//! FORMATS.md §4 JSONL), one result line per input line out.
 
 use super::{input, EXIT_BAD_INPUT};
+use crate::env::Env;
+use crate::expr::{ExprId, ExprPool};
 use crate::io::{load_env, load_expr, parse_line, ErrorLine, ExprCase, ExprResult};
+use crate::simplify::{simplify, SimplifyOptions};
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
@@ -28,8 +32,37 @@ pub enum Format {
     Jsonl,
 }
 
-/// Runs `symalias parse`; returns the exit code.
-pub fn run(args: ParseArgs) -> u8 {
+/// What to do with each expression.
+#[derive(Clone, Copy, Debug)]
+pub enum Mode {
+    /// Print it normalised.
+    Parse,
+    /// Simplify it under the case's facts.
+    Simplify(SimplifyOptions),
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Parse => "parse",
+            Mode::Simplify(_) => "simplify",
+        }
+    }
+
+    /// The output expression and, with `--explain`, the rewrite chain.
+    fn apply(self, pool: &mut ExprPool, env: &Env, e: ExprId) -> (ExprId, Option<String>) {
+        match self {
+            Mode::Parse => (e, None),
+            Mode::Simplify(opts) => {
+                let s = simplify(pool, env, e, &opts);
+                (s.expr, s.explanation)
+            }
+        }
+    }
+}
+
+/// Runs `symalias parse` or `symalias simplify`; returns the exit code.
+pub fn run(args: ParseArgs, mode: Mode) -> u8 {
     let reader = match input::open(&args.input) {
         Ok(r) => r,
         Err(e) => {
@@ -59,9 +92,9 @@ pub fn run(args: ParseArgs) -> u8 {
             Format::Jsonl => true,
         };
         let ok = if json {
-            parse_case(lineno, &line, &mut out)
+            parse_case(lineno, &line, mode, &mut out)
         } else {
-            parse_text(lineno, &line, &mut out)
+            parse_text(lineno, &line, mode, &mut out)
         };
         if !ok {
             failed += 1;
@@ -69,18 +102,24 @@ pub fn run(args: ParseArgs) -> u8 {
     }
     let _ = out.flush();
     if failed > 0 {
-        eprintln!("symalias parse: {failed} line(s) had errors");
+        eprintln!("symalias {}: {failed} line(s) had errors", mode.name());
         EXIT_BAD_INPUT
     } else {
         0
     }
 }
 
-fn parse_text(lineno: usize, line: &str, out: &mut impl Write) -> bool {
-    let mut pool = crate::expr::ExprPool::new();
+fn parse_text(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bool {
+    let mut pool = ExprPool::new();
     match crate::expr::parse(&mut pool, line) {
         Ok(e) => {
-            let _ = writeln!(out, "{}", pool.display(e));
+            let (r, explain) = mode.apply(&mut pool, &Env::new(), e);
+            let _ = writeln!(out, "{}", pool.display(r));
+            if let Some(chain) = explain {
+                for step in chain.lines() {
+                    let _ = writeln!(out, "  {step}");
+                }
+            }
             true
         }
         Err(err) => {
@@ -92,7 +131,7 @@ fn parse_text(lineno: usize, line: &str, out: &mut impl Write) -> bool {
     }
 }
 
-fn parse_case(lineno: usize, line: &str, out: &mut impl Write) -> bool {
+fn parse_case(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bool {
     let start = Instant::now();
     let parsed = parse_line::<ExprCase>(lineno, line);
     let id = parsed.id.clone();
@@ -101,13 +140,14 @@ fn parse_case(lineno: usize, line: &str, out: &mut impl Write) -> bool {
             load_env(&case.symbols, &case.assumptions).map_err(|e| e.at(lineno, id.as_deref()))?;
         let e = load_expr(&mut loaded, "expr", &case.expr, false)
             .map_err(|e| e.at(lineno, id.as_deref()))?;
-        let size = loaded.pool.tree_size(e);
+        let (r, explain) = mode.apply(&mut loaded.pool, &loaded.env, e);
         Ok(ExprResult {
             id: case.id.clone(),
-            expr: loaded.pool.display(e).to_string(),
-            size_in: size,
-            size_out: size,
+            expr: loaded.pool.display(r).to_string(),
+            size_in: loaded.pool.tree_size(e),
+            size_out: loaded.pool.tree_size(r),
             micros: start.elapsed().as_micros() as u64,
+            explain: explain.map(|c| c.lines().map(str::to_string).collect()),
         })
     });
     match result {

@@ -360,7 +360,7 @@ impl Env {
     }
 }
 
-fn bool_not(v: Interval) -> Interval {
+pub(crate) fn bool_not(v: Interval) -> Interval {
     match v.as_point() {
         Some(1) => Interval::point(0),
         Some(0) => Interval::point(1),
@@ -370,7 +370,7 @@ fn bool_not(v: Interval) -> Interval {
 
 /// The truth of `x OP y` over the intervals: `[1,1]` always, `[0,0]` never,
 /// `[0,1]` undecided.
-fn relation(op: BinOp, x: Interval, y: Interval) -> Interval {
+pub(crate) fn relation(op: BinOp, x: Interval, y: Interval) -> Interval {
     let lt = |x: Interval, y: Interval| match (x.hi, y.lo, x.lo, y.hi) {
         (Some(a), Some(b), _, _) if a < b => Some(true),
         (_, _, Some(a), Some(b)) if a >= b => Some(false),

@@ -167,6 +167,9 @@ pub struct ExprResult {
     pub size_out: usize,
     /// Wall time in microseconds.
     pub micros: u64,
+    /// The rewrite chain, one step per entry (`simplify --explain`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<String>>,
 }
 
 /// A guard (§3): the StorageOverlap guard or a cheaper shape guard.

@@ -1,0 +1,178 @@
+//! Relations and booleans: decisions by bounds, cancelling common summands and
+//! factors, solving `c*x OP d` for a constant `c`, integer strictness
+//! (`a < b` ⇔ `a + 1 <= b`), negation, and the boolean algebra of `And`, `Or`,
+//! `Not`, `Where`.
+//!
+//! Side conditions: cancelling a factor needs it non-zero (for `==`) or positive
+//! (for `<`, `<=`); bound decisions need the intervals to separate.
+
+use super::{rule, Compute, Cond, RuleSpec};
+
+fn floor_div(a: i128, b: i128) -> Option<i128> {
+    crate::expr::arith::floordiv(a, b).ok()
+}
+
+fn ceil_div(a: i128, b: i128) -> Option<i128> {
+    crate::expr::arith::ceildiv(a, b).ok()
+}
+
+pub(super) fn rules() -> Vec<RuleSpec> {
+    let r = |name, lhs, rhs| rule("relations", name, lhs, rhs);
+    let cd = |rest: Cond| Cond::All(vec![Cond::Const("c"), Cond::Const("d"), rest]);
+    let consts = || Cond::All(vec![Cond::Const("c"), Cond::Const("d")]);
+    vec![
+        // Decided by the bounds of the two sides.
+        r("lt-true", "(< ?a ?b)", "True").when(Cond::Lt("a", "b")),
+        r("lt-false", "(< ?a ?b)", "False").when(Cond::Le("b", "a")),
+        r("le-true", "(<= ?a ?b)", "True").when(Cond::Le("a", "b")),
+        r("le-false", "(<= ?a ?b)", "False").when(Cond::Lt("b", "a")),
+        r("eq-false-lt", "(== ?a ?b)", "False").when(Cond::Lt("a", "b")),
+        r("ne-true-lt", "(!= ?a ?b)", "True").when(Cond::Lt("a", "b")),
+        r("eq-refl", "(== ?a ?a)", "True"),
+        r("ne-refl", "(!= ?a ?a)", "False"),
+        r("le-refl", "(<= ?a ?a)", "True"),
+        r("lt-refl", "(< ?a ?a)", "False"),
+        r("eq-comm", "(== ?a ?b)", "(== ?b ?a)"),
+        r("ne-comm", "(!= ?a ?b)", "(!= ?b ?a)"),
+        // Common summands and factors.
+        r("lt-cancel-add", "(< (+ ?a ?c) (+ ?b ?c))", "(< ?a ?b)"),
+        r("le-cancel-add", "(<= (+ ?a ?c) (+ ?b ?c))", "(<= ?a ?b)"),
+        r("eq-cancel-add", "(== (+ ?a ?c) (+ ?b ?c))", "(== ?a ?b)"),
+        r("ne-cancel-add", "(!= (+ ?a ?c) (+ ?b ?c))", "(!= ?a ?b)"),
+        r("lt-cancel-add-left", "(< (+ ?a ?c) ?c)", "(< ?a 0)"),
+        r("lt-cancel-add-right", "(< ?c (+ ?b ?c))", "(< 0 ?b)"),
+        r("le-cancel-add-left", "(<= (+ ?a ?c) ?c)", "(<= ?a 0)"),
+        r("le-cancel-add-right", "(<= ?c (+ ?b ?c))", "(<= 0 ?b)"),
+        r("lt-cancel-mul", "(< (* ?c ?a) (* ?c ?b))", "(< ?a ?b)").when(Cond::Pos("c")),
+        r("le-cancel-mul", "(<= (* ?c ?a) (* ?c ?b))", "(<= ?a ?b)").when(Cond::Pos("c")),
+        r("eq-cancel-mul", "(== (* ?c ?a) (* ?c ?b))", "(== ?a ?b)").when(Cond::NonZero("c")),
+        r("ne-cancel-mul", "(!= (* ?c ?a) (* ?c ?b))", "(!= ?a ?b)").when(Cond::NonZero("c")),
+        r("eq-unit-factor", "(== (* ?a ?b) ?b)", "(== ?a 1)").when(Cond::NonZero("b")),
+        r("ne-unit-factor", "(!= (* ?a ?b) ?b)", "(!= ?a 1)").when(Cond::NonZero("b")),
+        // Move a constant summand across: x + c OP d  →  x OP d - c.
+        r("lt-shift", "(< (+ ?x ?c) ?d)", "(< ?x ?k)")
+            .when(consts())
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| a[0].checked_sub(a[1]),
+            }),
+        r("lt-shift-right", "(< ?d (+ ?x ?c))", "(< ?k ?x)")
+            .when(consts())
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| a[0].checked_sub(a[1]),
+            }),
+        r("le-shift", "(<= (+ ?x ?c) ?d)", "(<= ?x ?k)")
+            .when(consts())
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| a[0].checked_sub(a[1]),
+            }),
+        r("le-shift-right", "(<= ?d (+ ?x ?c))", "(<= ?k ?x)")
+            .when(consts())
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| a[0].checked_sub(a[1]),
+            }),
+        r("eq-shift", "(== (+ ?x ?c) ?d)", "(== ?x ?k)")
+            .when(consts())
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| a[0].checked_sub(a[1]),
+            }),
+        r("ne-shift", "(!= (+ ?x ?c) ?d)", "(!= ?x ?k)")
+            .when(consts())
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| a[0].checked_sub(a[1]),
+            }),
+        // Solve c*x OP d for a constant c > 0: x < ceil(d/c), x <= floor(d/c).
+        r("lt-scale", "(< (* ?c ?x) ?d)", "(< ?x ?k)")
+            .when(cd(Cond::Pos("c")))
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| ceil_div(a[0], a[1]),
+            }),
+        r("le-scale", "(<= (* ?c ?x) ?d)", "(<= ?x ?k)")
+            .when(cd(Cond::Pos("c")))
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| floor_div(a[0], a[1]),
+            }),
+        r("lt-scale-right", "(< ?d (* ?c ?x))", "(< ?k ?x)")
+            .when(cd(Cond::Pos("c")))
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| floor_div(a[0], a[1]),
+            }),
+        r("le-scale-right", "(<= ?d (* ?c ?x))", "(<= ?k ?x)")
+            .when(cd(Cond::Pos("c")))
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| ceil_div(a[0], a[1]),
+            }),
+        r("eq-scale", "(== (* ?c ?x) ?d)", "(== ?x ?k)")
+            .when(cd(Cond::NonZero("c")))
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| (a[1] != 0 && a[0] % a[1] == 0).then(|| a[0] / a[1]),
+            }),
+        r("eq-scale-never", "(== (* ?c ?x) ?d)", "False")
+            .when(cd(Cond::NonZero("c")))
+            .computing(Compute {
+                out: "unused",
+                args: &["d", "c"],
+                f: |a| (a[1] != 0 && a[0] % a[1] != 0).then_some(0),
+            }),
+        // Integer strictness.
+        r("lt-le", "(< ?a (+ ?b 1))", "(<= ?a ?b)"),
+        r("le-lt", "(<= (+ ?a 1) ?b)", "(< ?a ?b)"),
+        // Negation.
+        r("not-lt", "(not (< ?a ?b))", "(<= ?b ?a)"),
+        r("not-le", "(not (<= ?a ?b))", "(< ?b ?a)"),
+        r("not-eq", "(not (== ?a ?b))", "(!= ?a ?b)"),
+        r("not-ne", "(not (!= ?a ?b))", "(== ?a ?b)"),
+        r("not-not", "(not (not ?p))", "?p"),
+        r("not-true", "(not True)", "False"),
+        r("not-false", "(not False)", "True"),
+        // Connectives.
+        r("and-comm", "(and ?p ?q)", "(and ?q ?p)"),
+        r("or-comm", "(or ?p ?q)", "(or ?q ?p)"),
+        r("and-assoc", "(and ?p (and ?q ?r))", "(and (and ?p ?q) ?r)"),
+        r("or-assoc", "(or ?p (or ?q ?r))", "(or (or ?p ?q) ?r)"),
+        r("and-true", "(and ?p True)", "?p"),
+        r("and-false", "(and ?p False)", "False"),
+        r("or-true", "(or ?p True)", "True"),
+        r("or-false", "(or ?p False)", "?p"),
+        r("and-idem", "(and ?p ?p)", "?p"),
+        r("or-idem", "(or ?p ?p)", "?p"),
+        r("and-absorb", "(and ?p (or ?p ?q))", "?p"),
+        r("or-absorb", "(or ?p (and ?p ?q))", "?p"),
+        r(
+            "and-factor",
+            "(and (or ?p ?q) (or ?p ?r))",
+            "(or ?p (and ?q ?r))",
+        ),
+        r(
+            "or-factor",
+            "(or (and ?p ?q) (and ?p ?r))",
+            "(and ?p (or ?q ?r))",
+        ),
+        r("and-contradiction", "(and ?p (not ?p))", "False"),
+        r("or-excluded-middle", "(or ?p (not ?p))", "True"),
+        r("where-true", "(where True ?a ?b)", "?a"),
+        r("where-false", "(where False ?a ?b)", "?b"),
+        r("where-same", "(where ?p ?a ?a)", "?a"),
+    ]
+}

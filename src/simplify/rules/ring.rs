@@ -1,0 +1,35 @@
+//! Ring rules: commutativity, associativity, identities, distribution and
+//! factoring, like terms, powers. All hold for every integer, so none needs a
+//! side condition.
+
+use super::{rule, Compute, Cond, RuleSpec};
+
+pub(super) fn rules() -> Vec<RuleSpec> {
+    let r = |name, lhs, rhs| rule("ring", name, lhs, rhs);
+    vec![
+        r("add-comm", "(+ ?a ?b)", "(+ ?b ?a)"),
+        r("add-assoc", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)"),
+        r("add-assoc-rev", "(+ (+ ?a ?b) ?c)", "(+ ?a (+ ?b ?c))"),
+        r("mul-comm", "(* ?a ?b)", "(* ?b ?a)"),
+        r("mul-assoc", "(* ?a (* ?b ?c))", "(* (* ?a ?b) ?c)"),
+        r("mul-assoc-rev", "(* (* ?a ?b) ?c)", "(* ?a (* ?b ?c))"),
+        r("add-zero", "(+ ?a 0)", "?a"),
+        r("mul-one", "(* ?a 1)", "?a"),
+        r("mul-zero", "(* ?a 0)", "0"),
+        r("distribute", "(* ?a (+ ?b ?c))", "(+ (* ?a ?b) (* ?a ?c))"),
+        r("factor", "(+ (* ?a ?b) (* ?a ?c))", "(* ?a (+ ?b ?c))"),
+        r("factor-one", "(+ ?a (* ?a ?c))", "(* ?a (+ ?c 1))"),
+        r("double", "(+ ?a ?a)", "(* 2 ?a)"),
+        r("cancel", "(+ ?a (* -1 ?a))", "0"),
+        r("square", "(* ?a ?a)", "(pow ?a 2)"),
+        r("square-rev", "(pow ?a 2)", "(* ?a ?a)"),
+        // a * a**k = a**(k+1) for a constant exponent k >= 2.
+        r("pow-succ", "(* ?a (pow ?a ?k))", "(pow ?a ?j)")
+            .when(Cond::Const("k"))
+            .computing(Compute {
+                out: "j",
+                args: &["k"],
+                f: |a| (a[0] >= 2 && a[0] < 64).then(|| a[0] + 1),
+            }),
+    ]
+}
