@@ -37,15 +37,16 @@ pub enum Format {
 pub enum Mode {
     /// Print it normalised.
     Parse,
-    /// Simplify it under the case's facts.
-    Simplify(SimplifyOptions),
+    /// Simplify it under the case's facts (`true`: report the runner's
+    /// iterations on stderr).
+    Simplify(SimplifyOptions, bool),
 }
 
 impl Mode {
     fn name(self) -> &'static str {
         match self {
             Mode::Parse => "parse",
-            Mode::Simplify(_) => "simplify",
+            Mode::Simplify(..) => "simplify",
         }
     }
 
@@ -53,8 +54,26 @@ impl Mode {
     fn apply(self, pool: &mut ExprPool, env: &Env, e: ExprId) -> (ExprId, Option<String>) {
         match self {
             Mode::Parse => (e, None),
-            Mode::Simplify(opts) => {
+            Mode::Simplify(opts, report) => {
                 let s = simplify(pool, env, e, &opts);
+                if report {
+                    eprintln!(
+                        "simplify: size {} -> {}, stopped: {}",
+                        s.size_in, s.size_out, s.stop
+                    );
+                    for (i, it) in s.iterations.iter().enumerate() {
+                        let mut applied = it.applied.clone();
+                        applied.sort();
+                        let applied: Vec<String> =
+                            applied.iter().map(|(r, n)| format!("{r}×{n}")).collect();
+                        eprintln!(
+                            "  iteration {i}: {} e-nodes, {} e-classes; {}",
+                            it.nodes,
+                            it.classes,
+                            applied.join(" ")
+                        );
+                    }
+                }
                 (s.expr, s.explanation)
             }
         }

@@ -19,6 +19,10 @@ pub struct SimplifyArgs {
     /// the result; JSONL: an `explain` list).
     #[arg(long)]
     pub explain: bool,
+    /// Report the runner on stderr: stop reason, and per iteration the e-graph
+    /// size and the rules that fired.
+    #[arg(long)]
+    pub report: bool,
     /// Rewrite iterations per expression.
     #[arg(long, default_value_t = Limits::default().iterations)]
     pub iter_limit: usize,
@@ -45,6 +49,6 @@ pub fn run(args: SimplifyArgs) -> u8 {
             input: args.input,
             format: args.format,
         },
-        Mode::Simplify(opts),
+        Mode::Simplify(opts, args.report),
     )
 }

@@ -102,7 +102,11 @@ pub struct FactsAnalysis {
 
 impl FactsAnalysis {
     /// Facts of every symbol of `env`, and of the opaque leaves of `rec`.
-    pub fn new(pool: &ExprPool, env: &Env, rec: &egg::RecExpr<Sym>) -> Self {
+    pub fn new<'a>(
+        pool: &ExprPool,
+        env: &Env,
+        recs: impl IntoIterator<Item = &'a egg::RecExpr<Sym>>,
+    ) -> Self {
         let mut vars = HashMap::new();
         for &s in env.symbols() {
             let cong = env.congruence(s).map_or(Cong::ANY, |c| {
@@ -111,7 +115,7 @@ impl FactsAnalysis {
             vars.insert(pool.symbol_name(s).into(), (env.range(s), cong));
         }
         let mut opaque = HashMap::new();
-        for node in rec.as_ref() {
+        for node in recs.into_iter().flat_map(|r| r.as_ref()) {
             if let Sym::Opaque(Opaque(i)) = node {
                 let e = crate::expr::ExprId(*i);
                 opaque.insert(*i, (pool.ty(e), env.interval(pool, e)));

@@ -17,6 +17,7 @@
 pub mod analysis;
 pub mod cost;
 pub mod lang;
+pub mod poly;
 pub mod rules;
 
 use crate::env::Env;
@@ -43,7 +44,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            iterations: 8,
+            iterations: 6,
             nodes: 2_000,
             time: Duration::from_millis(500),
         }
@@ -117,9 +118,17 @@ pub struct SimplifyOptions {
     pub explain: bool,
 }
 
-fn rewrites() -> &'static [Rewrite<Sym, FactsAnalysis>] {
-    static RULES: OnceLock<Vec<Rewrite<Sym, FactsAnalysis>>> = OnceLock::new();
-    RULES.get_or_init(|| rules::all_rules().iter().map(|r| r.rewrite()).collect())
+/// The compiled rules of the topics in `mask` (built once per mask).
+fn rewrites(mask: u8) -> &'static [Rewrite<Sym, FactsAnalysis>] {
+    type Compiled = Vec<Rewrite<Sym, FactsAnalysis>>;
+    static SETS: [OnceLock<Compiled>; 32] = [const { OnceLock::new() }; 32];
+    SETS[(mask & 31) as usize].get_or_init(|| {
+        rules::all_rules()
+            .iter()
+            .filter(|r| r.topic_bit() & mask != 0)
+            .map(|r| r.rewrite())
+            .collect()
+    })
 }
 
 /// Simplifies `e` under the facts of `env`.
@@ -150,7 +159,11 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
         return unchanged(Stop::Trivial);
     }
     let start = lang::to_rec(pool, e);
-    let analysis = FactsAnalysis::new(pool, env, &start);
+    let seeds: Vec<_> = poly::seeds(pool, e)
+        .into_iter()
+        .map(|s| lang::to_rec(pool, s))
+        .collect();
+    let analysis = FactsAnalysis::new(pool, env, std::iter::once(&start).chain(&seeds));
     let mut runner = Runner::<Sym, FactsAnalysis, ()>::new(analysis)
         .with_iter_limit(opts.limits.iterations)
         .with_node_limit(opts.limits.nodes)
@@ -160,7 +173,15 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
         runner = runner.with_explanations_enabled();
     }
     let t0 = Instant::now();
-    let mut runner = runner.with_expr(&start).run(rewrites());
+    let mask = rules::topics_needed(start.as_ref());
+    let mut runner = runner.with_expr(&start);
+    let root = runner.roots[0];
+    for s in &seeds {
+        let id = runner.egraph.add_expr(s);
+        runner.egraph.union_trusted(root, id, "polynomial form");
+    }
+    runner.egraph.rebuild();
+    let mut runner = runner.run(rewrites(mask));
     let stop = match &runner.stop_reason {
         Some(StopReason::Saturated) => Stop::Saturated,
         Some(StopReason::IterationLimit(_)) => Stop::IterationLimit,
@@ -182,7 +203,6 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
                 .collect(),
         })
         .collect();
-    let root = runner.roots[0];
     let (_, best) = Extractor::new(&runner.egraph, TreeSize).find_best(root);
     let candidate = lang::from_rec(pool, &best);
     let size_out = pool.tree_size(candidate);

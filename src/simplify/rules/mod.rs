@@ -39,6 +39,9 @@ pub enum Cond {
     Le(&'static str, &'static str),
     /// `x` is a constant (in the e-graph: the class has a single value).
     Const(&'static str),
+    /// `x` is not known to be a constant (always true pointwise: a heuristic
+    /// restriction that only makes a rule apply less often).
+    NotConst(&'static str),
     /// `m > 0` and `m` divides `x`.
     Divides(&'static str, &'static str),
     /// All of these.
@@ -59,11 +62,28 @@ impl Cond {
             Cond::Lt(x, y) => matches!((hi(x), lo(y)), (Some(a), Some(b)) if a < b),
             Cond::Le(x, y) => matches!((hi(x), lo(y)), (Some(a), Some(b)) if a <= b),
             Cond::Const(x) => f(x).constant().is_some(),
+            Cond::NotConst(x) => f(x).constant().is_none(),
             Cond::Divides(m, x) => match f(m).constant() {
                 Some(k) if k > 0 => f(x).cong.multiple_of(k),
                 _ => false,
             },
             Cond::All(cs) => cs.iter().all(|c| c.holds_on(f)),
+        }
+    }
+
+    /// The variables the condition names.
+    pub fn names(&self, out: &mut Vec<&'static str>) {
+        match self {
+            Cond::NonNeg(x)
+            | Cond::NonPos(x)
+            | Cond::Pos(x)
+            | Cond::NonZero(x)
+            | Cond::Const(x)
+            | Cond::NotConst(x) => {
+                out.push(x)
+            }
+            Cond::Lt(x, y) | Cond::Le(x, y) | Cond::Divides(x, y) => out.extend([*x, *y]),
+            Cond::All(cs) => cs.iter().for_each(|c| c.names(out)),
         }
     }
 
@@ -76,7 +96,7 @@ impl Cond {
             Cond::NonZero(x) => v(x) != 0,
             Cond::Lt(x, y) => v(x) < v(y),
             Cond::Le(x, y) => v(x) <= v(y),
-            Cond::Const(_) => true,
+            Cond::Const(_) | Cond::NotConst(_) => true,
             Cond::Divides(m, x) => v(m) > 0 && v(x) % v(m) == 0,
             Cond::All(cs) => cs.iter().all(|c| c.holds_at(v)),
         }
@@ -144,19 +164,31 @@ impl RuleSpec {
     /// # Panics
     /// On a malformed pattern (rule files are fixed; the test suite builds every rule).
     pub fn rewrite(&self) -> Rewrite<Sym, FactsAnalysis> {
-        let lhs: Pattern<Sym> = self.lhs.parse().expect("rule lhs parses");
+        self.rewrite_from(self.name, self.lhs)
+    }
+
+    fn rewrite_from(&self, name: &'static str, lhs: &'static str) -> Rewrite<Sym, FactsAnalysis> {
+        let lhs: Pattern<Sym> = lhs.parse().expect("rule lhs parses");
         let rhs: Pattern<Sym> = self.rhs.parse().expect("rule rhs parses");
         let bound = lhs.vars();
+        let mut names: Vec<&'static str> = Vec::new();
+        if let Some(c) = &self.cond {
+            c.names(&mut names);
+        }
+        if let Some(k) = &self.compute {
+            names.extend(k.args.iter().copied());
+            names.push(k.out);
+        }
         let applier = SpecApplier {
             rhs,
             cond: self.cond.clone(),
             compute: self.compute,
             bound,
+            named: names.into_iter().map(|n| (n, var(n))).collect(),
         };
-        Rewrite::new(self.name, lhs, applier).expect("rule is well formed")
+        Rewrite::new(name, lhs, applier).expect("rule is well formed")
     }
 }
-
 fn var(name: &str) -> Var {
     Var::from_str(&format!("?{name}")).expect("variable name")
 }
@@ -166,6 +198,18 @@ struct SpecApplier {
     cond: Option<Cond>,
     compute: Option<Compute>,
     bound: Vec<Var>,
+    /// The variables the condition and computation name, resolved once.
+    named: Vec<(&'static str, Var)>,
+}
+
+impl SpecApplier {
+    fn var(&self, name: &str) -> Var {
+        self.named
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .expect("condition variable is named")
+    }
 }
 
 impl Applier<Sym, FactsAnalysis> for SpecApplier {
@@ -177,7 +221,7 @@ impl Applier<Sym, FactsAnalysis> for SpecApplier {
         searcher_ast: Option<&PatternAst<Sym>>,
         rule_name: Symbol,
     ) -> Vec<Id> {
-        let facts = |v: &str| egraph[subst[var(v)]].data.clone();
+        let facts = |v: &str| egraph[subst[self.var(v)]].data.clone();
         if let Some(c) = &self.cond {
             if !c.holds_on(&facts) {
                 return vec![];
@@ -196,7 +240,7 @@ impl Applier<Sym, FactsAnalysis> for SpecApplier {
                 return vec![];
             };
             let id = egraph.add(Sym::Num(v));
-            subst.insert(var(k.out), id);
+            subst.insert(self.var(k.out), id);
         }
         self.rhs
             .apply_one(egraph, eclass, &subst, searcher_ast, rule_name)
@@ -205,6 +249,61 @@ impl Applier<Sym, FactsAnalysis> for SpecApplier {
     fn vars(&self) -> Vec<Var> {
         self.bound.clone()
     }
+}
+
+/// Topics a rule can belong to, as bits of a mask (see [`topics_needed`]).
+pub mod topic {
+    /// Ring rules (always needed).
+    pub const RING: u8 = 1;
+    /// Division and remainder.
+    pub const DIVMOD: u8 = 2;
+    /// Max and Min.
+    pub const MINMAX: u8 = 4;
+    /// Relations.
+    pub const RELATIONS: u8 = 8;
+    /// Connectives and `Where`.
+    pub const BOOLEANS: u8 = 16;
+}
+
+impl RuleSpec {
+    /// The topic bit of this rule.
+    pub fn topic_bit(&self) -> u8 {
+        match self.topic {
+            "divmod" => topic::DIVMOD,
+            "minmax" => topic::MINMAX,
+            "relations" => topic::RELATIONS,
+            "booleans" => topic::BOOLEANS,
+            _ => topic::RING,
+        }
+    }
+}
+
+/// The topics whose rules can fire on an expression with these operators.
+///
+/// No rule creates an operator of a topic from operators outside it (ring
+/// rules create only ring operators, division rules only division operators,
+/// and so on), so leaving out the rules of absent topics loses nothing; it
+/// only saves the search.
+pub fn topics_needed(nodes: &[Sym]) -> u8 {
+    let mut m = topic::RING;
+    for n in nodes {
+        m |= match n {
+            Sym::FloorDiv(_)
+            | Sym::CeilDiv(_)
+            | Sym::CleanDiv(_)
+            | Sym::Mod(_)
+            | Sym::PythonMod(_)
+            | Sym::ModularIndexing(_)
+            | Sym::Abs(_) => topic::DIVMOD,
+            Sym::Max(_) | Sym::Min(_) => topic::MINMAX,
+            Sym::Eq(_) | Sym::Ne(_) | Sym::Lt(_) | Sym::Le(_) => topic::RELATIONS,
+            Sym::And(_) | Sym::Or(_) | Sym::Not(_) | Sym::Where(_) | Sym::Bool(_) => {
+                topic::BOOLEANS | topic::RELATIONS
+            }
+            _ => 0,
+        };
+    }
+    m
 }
 
 /// Every rule, by topic.

@@ -18,6 +18,7 @@ fn ceil_div(a: i128, b: i128) -> Option<i128> {
 
 pub(super) fn rules() -> Vec<RuleSpec> {
     let r = |name, lhs, rhs| rule("relations", name, lhs, rhs);
+    let b = |name, lhs, rhs| rule("booleans", name, lhs, rhs);
     let cd = |rest: Cond| Cond::All(vec![Cond::Const("c"), Cond::Const("d"), rest]);
     let consts = || Cond::All(vec![Cond::Const("c"), Cond::Const("d")]);
     vec![
@@ -143,22 +144,22 @@ pub(super) fn rules() -> Vec<RuleSpec> {
         r("not-le", "(not (<= ?a ?b))", "(< ?b ?a)"),
         r("not-eq", "(not (== ?a ?b))", "(!= ?a ?b)"),
         r("not-ne", "(not (!= ?a ?b))", "(== ?a ?b)"),
-        r("not-not", "(not (not ?p))", "?p"),
+        b("not-not", "(not (not ?p))", "?p"),
         r("not-true", "(not True)", "False"),
         r("not-false", "(not False)", "True"),
         // Connectives.
-        r("and-comm", "(and ?p ?q)", "(and ?q ?p)"),
-        r("or-comm", "(or ?p ?q)", "(or ?q ?p)"),
-        r("and-assoc", "(and ?p (and ?q ?r))", "(and (and ?p ?q) ?r)"),
-        r("or-assoc", "(or ?p (or ?q ?r))", "(or (or ?p ?q) ?r)"),
-        r("and-true", "(and ?p True)", "?p"),
-        r("and-false", "(and ?p False)", "False"),
-        r("or-true", "(or ?p True)", "True"),
-        r("or-false", "(or ?p False)", "?p"),
-        r("and-idem", "(and ?p ?p)", "?p"),
-        r("or-idem", "(or ?p ?p)", "?p"),
-        r("and-absorb", "(and ?p (or ?p ?q))", "?p"),
-        r("or-absorb", "(or ?p (and ?p ?q))", "?p"),
+        b("and-comm", "(and ?p ?q)", "(and ?q ?p)"),
+        b("or-comm", "(or ?p ?q)", "(or ?q ?p)"),
+        b("and-assoc", "(and ?p (and ?q ?r))", "(and (and ?p ?q) ?r)"),
+        b("or-assoc", "(or ?p (or ?q ?r))", "(or (or ?p ?q) ?r)"),
+        b("and-true", "(and ?p True)", "?p"),
+        b("and-false", "(and ?p False)", "False"),
+        b("or-true", "(or ?p True)", "True"),
+        b("or-false", "(or ?p False)", "?p"),
+        b("and-idem", "(and ?p ?p)", "?p"),
+        b("or-idem", "(or ?p ?p)", "?p"),
+        b("and-absorb", "(and ?p (or ?p ?q))", "?p"),
+        b("or-absorb", "(or ?p (and ?p ?q))", "?p"),
         r(
             "and-factor",
             "(and (or ?p ?q) (or ?p ?r))",
@@ -169,10 +170,10 @@ pub(super) fn rules() -> Vec<RuleSpec> {
             "(or (and ?p ?q) (and ?p ?r))",
             "(and ?p (or ?q ?r))",
         ),
-        r("and-contradiction", "(and ?p (not ?p))", "False"),
-        r("or-excluded-middle", "(or ?p (not ?p))", "True"),
-        r("where-true", "(where True ?a ?b)", "?a"),
-        r("where-false", "(where False ?a ?b)", "?b"),
-        r("where-same", "(where ?p ?a ?a)", "?a"),
+        b("and-contradiction", "(and ?p (not ?p))", "False"),
+        b("or-excluded-middle", "(or ?p (not ?p))", "True"),
+        b("where-true", "(where True ?a ?b)", "?a"),
+        b("where-false", "(where False ?a ?b)", "?b"),
+        b("where-same", "(where ?p ?a ?a)", "?a"),
     ]
 }

@@ -1,5 +1,6 @@
-//! Ring rules: commutativity, associativity, identities, distribution and
-//! factoring, like terms, powers. All hold for every integer, so none needs a
+//! Ring rules: commutativity, associativity, identities, factoring, like
+//! terms, powers. (Expansion is not a rule: the expanded form of every input
+//! is seeded into the e-graph by `poly.rs`, which keeps the e-graph small.) All hold for every integer, so none needs a
 //! side condition.
 
 use super::{rule, Compute, Cond, RuleSpec};
@@ -9,16 +10,15 @@ pub(super) fn rules() -> Vec<RuleSpec> {
     vec![
         r("add-comm", "(+ ?a ?b)", "(+ ?b ?a)"),
         r("add-assoc", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)"),
-        r("add-assoc-rev", "(+ (+ ?a ?b) ?c)", "(+ ?a (+ ?b ?c))"),
         r("mul-comm", "(* ?a ?b)", "(* ?b ?a)"),
         r("mul-assoc", "(* ?a (* ?b ?c))", "(* (* ?a ?b) ?c)"),
-        r("mul-assoc-rev", "(* (* ?a ?b) ?c)", "(* ?a (* ?b ?c))"),
         r("add-zero", "(+ ?a 0)", "?a"),
         r("mul-one", "(* ?a 1)", "?a"),
         r("mul-zero", "(* ?a 0)", "0"),
-        r("distribute", "(* ?a (+ ?b ?c))", "(+ (* ?a ?b) (* ?a ?c))"),
-        r("factor", "(+ (* ?a ?b) (* ?a ?c))", "(* ?a (+ ?b ?c))"),
-        r("factor-one", "(+ ?a (* ?a ?c))", "(* ?a (+ ?c 1))"),
+        // Numeric content is pulled out by the polynomial seeds (poly.rs);
+        // factoring on numbers too would only grow the e-graph.
+        r("factor", "(+ (* ?a ?b) (* ?a ?c))", "(* ?a (+ ?b ?c))").when(Cond::NotConst("a")),
+        r("factor-one", "(+ ?a (* ?a ?c))", "(* ?a (+ ?c 1))").when(Cond::NotConst("a")),
         r("double", "(+ ?a ?a)", "(* 2 ?a)"),
         r("cancel", "(+ ?a (* -1 ?a))", "0"),
         r("square", "(* ?a ?a)", "(pow ?a 2)"),
