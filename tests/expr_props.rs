@@ -5,7 +5,9 @@
 //! * canonicalisation (folding, flattening, collecting, sorting) keeps values;
 //! * constant-only expressions fold to the constant evaluation gives;
 //! * printing and re-parsing gives the same canonical expression;
-//! * interval evaluation contains every value in the symbols' ranges.
+//! * interval evaluation contains every value in the symbols' ranges;
+//! * simplification under random ranges (and an assumption) keeps the value at
+//!   every point of the box where the input is defined, and never grows.
 
 use proptest::prelude::*;
 use symalias::env::Env;
@@ -247,6 +249,65 @@ proptest! {
             let got = pool.eval(e, &lookup(&pool, &at));
             if let Ok(Value::Int(v)) = got {
                 prop_assert!(iv.contains(v as i128), "`{}` = {} at {:?} outside {}", pool.display(e), v, at, iv);
+            }
+        }
+    }
+
+}
+
+fn simplify_cases() -> u32 {
+    std::env::var("SYMALIAS_SIMPLIFY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1500)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: simplify_cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn simplification_keeps_the_value_on_every_point_of_the_box(
+        t in tree(true),
+        ranges in prop::array::uniform3((-6i64..=8, 0i64..=5)),
+        assume in prop::option::of((0usize..3, 0usize..3, -3i64..=3)),
+    ) {
+        use symalias::simplify::{simplify, SimplifyOptions};
+        let mut pool = ExprPool::new();
+        let mut env = Env::new();
+        for (i, (lo, w)) in ranges.iter().enumerate() {
+            env.declare(&mut pool, SYMS[i], Some(*lo), Some(*lo), Some(lo + w), None).unwrap();
+        }
+        // An optional assumption `a <= b + k`, kept only when the hints satisfy it.
+        let mut assumption = None;
+        if let Some((a, b, k)) = assume {
+            let text = format!("{} <= {} + ({k})", SYMS[a], SYMS[b]);
+            let f = parse(&mut pool, &text).unwrap();
+            if env.assume(&mut pool, f).is_ok() {
+                assumption = Some(f);
+            }
+        }
+        let e = parse(&mut pool, &render(&t)).unwrap();
+        let out = simplify(&mut pool, &env, e, &SimplifyOptions::default());
+        prop_assert!(out.size_out <= out.size_in);
+        prop_assert_eq!(out.size_out, pool.tree_size(out.expr));
+        for x in 0..=ranges[0].1 {
+            for y in 0..=ranges[1].1 {
+                for z in 0..=ranges[2].1 {
+                    let at = [ranges[0].0 + x, ranges[1].0 + y, ranges[2].0 + z];
+                    let look = lookup(&pool, &at);
+                    if let Some(f) = assumption {
+                        if pool.eval(f, &look) != Ok(Value::Bool(true)) {
+                            continue;
+                        }
+                    }
+                    let Ok(want) = pool.eval(e, &look) else { continue };
+                    let got = pool.eval(out.expr, &look);
+                    prop_assert!(
+                        got.as_ref().is_ok_and(|g| g.same(want)),
+                        "`{}` simplified to `{}`: at {:?} {} vs {:?}",
+                        pool.display(e), pool.display(out.expr), at, want, got
+                    );
+                }
             }
         }
     }

@@ -14,10 +14,11 @@ use egg::{CostFunction, Id, Language};
 /// Which flattening operator is at the root of a term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Flat {
+    /// Constant leaf (first: a class with a constant always extracts it, which
+    /// keeps `pow` exponents literal).
+    Num,
     /// Not a flattening operator.
     None,
-    /// Constant leaf.
-    Num,
     /// `+`.
     Add,
     /// `*`.

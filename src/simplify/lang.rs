@@ -214,8 +214,9 @@ fn add_rec(
 
 /// Converts a [`RecExpr`] back into the pool (through its canonicalising constructors).
 ///
-/// Opaque leaves must be handles of `pool`.
-pub fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> ExprId {
+/// Opaque leaves must be handles of `pool`. `None` when a `pow` exponent is not
+/// a non-negative literal (extraction always yields one; this is a guard).
+pub fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> Option<ExprId> {
     let mut ids: Vec<ExprId> = Vec::with_capacity(rec.len());
     for node in rec.as_ref() {
         let c = |i: &Id| ids[usize::from(*i)];
@@ -226,10 +227,9 @@ pub fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> ExprId {
             Sym::Opaque(Opaque(i)) => ExprId(*i),
             Sym::Add([a, b]) => pool.add(&[c(a), c(b)]),
             Sym::Mul([a, b]) => pool.mul(&[c(a), c(b)]),
-            Sym::Pow([a, k]) => match pool.as_int(c(k)) {
-                Some(k) if (0..=u32::MAX as i64).contains(&k) => pool.pow(c(a), k as u32),
-                // Not produced by the rules; kept as a product otherwise.
-                _ => pool.mul(&[c(a), c(k)]),
+            Sym::Pow([a, k]) => match &rec[*k] {
+                Sym::Num(k) if (0..=u32::MAX as i64).contains(k) => pool.pow(c(a), *k as u32),
+                _ => return None,
             },
             Sym::FloorDiv([a, b]) => pool.binary(BinOp::FloorDiv, c(a), c(b)),
             Sym::CeilDiv([a, b]) => pool.binary(BinOp::CeilDiv, c(a), c(b)),
@@ -253,5 +253,5 @@ pub fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> ExprId {
         };
         ids.push(e);
     }
-    *ids.last().expect("a RecExpr is never empty")
+    ids.last().copied()
 }

@@ -204,7 +204,12 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
         })
         .collect();
     let (_, best) = Extractor::new(&runner.egraph, TreeSize).find_best(root);
-    let candidate = lang::from_rec(pool, &best);
+    let Some(candidate) = lang::from_rec(pool, &best) else {
+        return Simplified {
+            iterations,
+            ..unchanged(stop)
+        };
+    };
     let size_out = pool.tree_size(candidate);
     trace!(
         micros = t0.elapsed().as_micros() as u64,
