@@ -13,7 +13,7 @@ use egg::{ENodeOrVar, Id, PatternAst, RecExpr};
 use hashbrown::HashMap;
 use symalias::expr::arith::{ceildiv, floordiv, pymod};
 use symalias::simplify::lang::Sym;
-use symalias::simplify::rules::{all_rules, Cond, Compute, RuleSpec};
+use symalias::simplify::rules::{all_rules, Compute, Cond, RuleSpec};
 use symalias_solver::{Answer, Budget, Cmp, Formula, Query, Solver, Term};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,7 +60,12 @@ enum Val {
 }
 
 /// Evaluates a pattern; `Err` = undefined (division by zero, bad exponent).
-fn eval(ast: &PatternAst<Sym>, at: Id, vars: &HashMap<String, i128>, kinds: &HashMap<String, Kind>) -> Result<Val, ()> {
+fn eval(
+    ast: &PatternAst<Sym>,
+    at: Id,
+    vars: &HashMap<String, i128>,
+    kinds: &HashMap<String, Kind>,
+) -> Result<Val, ()> {
     let node = &ast[at];
     let i = |id: &Id| match eval(ast, *id, vars, kinds)? {
         Val::I(v) => Ok(v),
@@ -74,7 +79,11 @@ fn eval(ast: &PatternAst<Sym>, at: Id, vars: &HashMap<String, i128>, kinds: &Has
         ENodeOrVar::Var(v) => {
             let name = v.to_string().trim_start_matches('?').to_string();
             let x = vars[&name];
-            return Ok(if kinds.get(&name) == Some(&Kind::Bool) { Val::B(x == 1) } else { Val::I(x) });
+            return Ok(if kinds.get(&name) == Some(&Kind::Bool) {
+                Val::B(x == 1)
+            } else {
+                Val::I(x)
+            });
         }
         ENodeOrVar::ENode(n) => n,
     };
@@ -155,7 +164,10 @@ fn check_exhaustive(spec: &RuleSpec) -> Result<usize, String> {
             .zip(&ranges)
             .map(|(((n, _), &i), r)| (n.clone(), r[i]))
             .collect();
-        let cond_ok = spec.cond.as_ref().is_none_or(|c| c.holds_at(&|v: &str| at[v]));
+        let cond_ok = spec
+            .cond
+            .as_ref()
+            .is_none_or(|c| c.holds_at(&|v: &str| at[v]));
         let computed = match (&spec.compute, cond_ok) {
             (_, false) => None,
             (None, true) => Some(()),
@@ -226,9 +238,15 @@ fn encode(ast: &PatternAst<Sym>, at: Id, vars: &[(String, Kind)]) -> Option<Enc>
                 };
                 Enc::T(Term::Mul(vec![t(x)?; *k as usize]))
             }
-            Sym::FloorDiv([x, y]) | Sym::CleanDiv([x, y]) => Enc::T(Term::FloorDiv(Box::new(t(x)?), Box::new(t(y)?))),
-            Sym::CeilDiv([x, y]) => Enc::T(neg(Term::FloorDiv(Box::new(neg(t(x)?)), Box::new(t(y)?)))),
-            Sym::Mod([x, y]) | Sym::PythonMod([x, y]) => Enc::T(Term::Mod(Box::new(t(x)?), Box::new(t(y)?))),
+            Sym::FloorDiv([x, y]) | Sym::CleanDiv([x, y]) => {
+                Enc::T(Term::FloorDiv(Box::new(t(x)?), Box::new(t(y)?)))
+            }
+            Sym::CeilDiv([x, y]) => {
+                Enc::T(neg(Term::FloorDiv(Box::new(neg(t(x)?)), Box::new(t(y)?))))
+            }
+            Sym::Mod([x, y]) | Sym::PythonMod([x, y]) => {
+                Enc::T(Term::Mod(Box::new(t(x)?), Box::new(t(y)?)))
+            }
             Sym::ModularIndexing([x, d, m]) => Enc::T(Term::Mod(
                 Box::new(Term::FloorDiv(Box::new(t(x)?), Box::new(t(d)?))),
                 Box::new(t(m)?),
@@ -237,7 +255,11 @@ fn encode(ast: &PatternAst<Sym>, at: Id, vars: &[(String, Kind)]) -> Option<Enc>
             Sym::Min([x, y]) => Enc::T(Term::Min(vec![t(x)?, t(y)?])),
             Sym::Abs([x]) => {
                 let x = t(x)?;
-                Enc::T(Term::Ite(Box::new(Formula::Cmp(Cmp::Ge, x.clone(), Term::Int(0))), Box::new(x.clone()), Box::new(neg(x))))
+                Enc::T(Term::Ite(
+                    Box::new(Formula::Cmp(Cmp::Ge, x.clone(), Term::Int(0))),
+                    Box::new(x.clone()),
+                    Box::new(neg(x)),
+                ))
             }
             Sym::Eq([x, y]) => Enc::F(Formula::Cmp(Cmp::Eq, t(x)?, t(y)?)),
             Sym::Ne([x, y]) => Enc::F(Formula::Cmp(Cmp::Ne, t(x)?, t(y)?)),
@@ -247,7 +269,9 @@ fn encode(ast: &PatternAst<Sym>, at: Id, vars: &[(String, Kind)]) -> Option<Enc>
             Sym::Or([x, y]) => Enc::F(Formula::Or(vec![f(x)?, f(y)?])),
             Sym::Not([x]) => Enc::F(Formula::Not(Box::new(f(x)?))),
             Sym::Where([c, x, y]) => match (encode(ast, *x, vars)?, encode(ast, *y, vars)?) {
-                (Enc::T(a), Enc::T(b)) => Enc::T(Term::Ite(Box::new(f(c)?), Box::new(a), Box::new(b))),
+                (Enc::T(a), Enc::T(b)) => {
+                    Enc::T(Term::Ite(Box::new(f(c)?), Box::new(a), Box::new(b)))
+                }
                 (Enc::F(a), Enc::F(b)) => {
                     let c = f(c)?;
                     Enc::F(Formula::Or(vec![
@@ -274,9 +298,17 @@ fn cond_formula(c: &Cond, vars: &[(String, Kind)]) -> Option<Formula> {
         Cond::Const(_) | Cond::NotConst(_) => Some(Formula::True),
         Cond::Divides(m, x) => Some(Formula::And(vec![
             cmp(Cmp::Gt, m, Term::Int(0))?,
-            Formula::Cmp(Cmp::Eq, Term::Mod(Box::new(v(x)?), Box::new(v(m)?)), Term::Int(0)),
+            Formula::Cmp(
+                Cmp::Eq,
+                Term::Mod(Box::new(v(x)?), Box::new(v(m)?)),
+                Term::Int(0),
+            ),
         ])),
-        Cond::All(cs) => Some(Formula::And(cs.iter().map(|c| cond_formula(c, vars)).collect::<Option<_>>()?)),
+        Cond::All(cs) => Some(Formula::And(
+            cs.iter()
+                .map(|c| cond_formula(c, vars))
+                .collect::<Option<_>>()?,
+        )),
     }
 }
 
@@ -300,7 +332,10 @@ fn check_z3(spec: &RuleSpec, solver: &mut Solver) -> Option<Answer> {
     if let Some(c) = &spec.cond {
         assertions.push(cond_formula(c, &vars)?);
     }
-    let differ = match (encode(&lhs, root(&lhs), &vars)?, encode(&rhs, root(&rhs), &vars)?) {
+    let differ = match (
+        encode(&lhs, root(&lhs), &vars)?,
+        encode(&rhs, root(&rhs), &vars)?,
+    ) {
         (Enc::T(a), Enc::T(b)) => Formula::Cmp(Cmp::Ne, a, b),
         (Enc::F(a), Enc::F(b)) => Formula::Or(vec![
             Formula::And(vec![a.clone(), Formula::Not(Box::new(b.clone()))]),
@@ -318,14 +353,22 @@ fn every_rule_holds_exhaustively_and_by_z3() {
     let rules = all_rules();
     assert!(rules.len() > 80, "{} rules", rules.len());
     let mut names = hashbrown::HashSet::new();
-    let mut solver = Solver::new(Budget { rlimit: 200_000, seed: 0 });
+    let mut solver = Solver::new(Budget {
+        rlimit: 200_000,
+        seed: 0,
+    });
     let (mut proved, mut unknown, mut box_only) = (0, 0, 0);
     for spec in &rules {
         assert!(names.insert(spec.name), "duplicate rule name {}", spec.name);
         // The rule builds as an egg rewrite.
         let _ = spec.rewrite();
-        let applied = check_exhaustive(spec).unwrap_or_else(|e| panic!("rule {} is wrong {e}", spec.name));
-        assert!(applied > 0, "rule {}: its condition never holds in the box", spec.name);
+        let applied =
+            check_exhaustive(spec).unwrap_or_else(|e| panic!("rule {} is wrong {e}", spec.name));
+        assert!(
+            applied > 0,
+            "rule {}: its condition never holds in the box",
+            spec.name
+        );
         match check_z3(spec, &mut solver) {
             Some(Answer::Unsat) => proved += 1,
             Some(Answer::Sat(m)) => panic!("rule {}: z3 counterexample {m:?}", spec.name),
@@ -345,7 +388,12 @@ fn the_checker_rejects_wrong_rules() {
     use symalias::simplify::rules::RuleSpec;
     let wrong = [
         // Nested floor division needs positive divisors.
-        ("nested", "(// (// ?x ?a) ?b)", "(// ?x (* ?a ?b))", Some(Cond::NonZero("a"))),
+        (
+            "nested",
+            "(// (// ?x ?a) ?b)",
+            "(// ?x (* ?a ?b))",
+            Some(Cond::NonZero("a")),
+        ),
         // x % m = x needs x < m as well.
         ("mod-small", "(mod ?x ?m)", "?x", Some(Cond::NonNeg("x"))),
         // Dropping a division needs a non-zero divisor (definedness).
@@ -355,10 +403,23 @@ fn the_checker_rejects_wrong_rules() {
         // Strictness in the wrong direction.
         ("lt-le", "(< ?a ?b)", "(<= ?a ?b)", None),
     ];
-    let mut solver = Solver::new(Budget { rlimit: 200_000, seed: 0 });
+    let mut solver = Solver::new(Budget {
+        rlimit: 200_000,
+        seed: 0,
+    });
     for (name, lhs, rhs, cond) in wrong {
-        let spec = RuleSpec { name, topic: "test", lhs, rhs, cond, compute: None };
-        assert!(check_exhaustive(&spec).is_err(), "{name} passed the box check");
+        let spec = RuleSpec {
+            name,
+            topic: "test",
+            lhs,
+            rhs,
+            cond,
+            compute: None,
+        };
+        assert!(
+            check_exhaustive(&spec).is_err(),
+            "{name} passed the box check"
+        );
         if name != "drop-div" {
             let a = check_z3(&spec, &mut solver);
             assert!(matches!(a, Some(Answer::Sat(_))), "{name} passed z3: {a:?}");

@@ -3,6 +3,7 @@
 use super::{input, EXIT_BAD_INPUT};
 use crate::io::{parse_line, run_overlap_case, ErrorLine, OverlapCase, OverlapOptions};
 use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
+use crate::simplify::SimplifyOptions;
 use std::io::{BufRead, IsTerminal, Write};
 use symalias_solver::{Budget, Solver};
 
@@ -28,6 +29,9 @@ pub struct OverlapArgs {
     /// Write `micros: 0`, for byte-for-byte reproducible output.
     #[arg(long)]
     pub no_timing: bool,
+    /// Use the expressions as written (do not simplify them under the case's facts first).
+    #[arg(long)]
+    pub no_simplify: bool,
 }
 
 /// Runs `symalias overlap`; returns the exit code.
@@ -67,6 +71,7 @@ pub fn run(args: OverlapArgs) -> u8 {
             ..ProofOptions::default()
         },
         no_timing: args.no_timing,
+        simplify: (!args.no_simplify).then(SimplifyOptions::default),
     };
     let mut solver = Solver::new(Budget {
         rlimit: args.rlimit,

@@ -5,6 +5,7 @@ use super::error::InputError;
 use super::types::{ExprField, SymbolSpec};
 use crate::env::Env;
 use crate::expr::{parse, ExprId, ExprPool};
+use crate::simplify::{simplify, SimplifyOptions};
 use std::collections::BTreeMap;
 
 /// A pool and a validated environment.
@@ -31,6 +32,24 @@ pub fn load_env(
     symbols: &BTreeMap<String, SymbolSpec>,
     assumptions: &[String],
 ) -> Result<Loaded, InputError> {
+    load_env_with(symbols, assumptions, None)
+}
+
+/// [`load_env`], simplifying each assumption first (under the symbols' ranges
+/// alone, so that an assumption cannot be used to simplify itself away).
+pub fn load_env_simplified(
+    symbols: &BTreeMap<String, SymbolSpec>,
+    assumptions: &[String],
+    opts: &SimplifyOptions,
+) -> Result<Loaded, InputError> {
+    load_env_with(symbols, assumptions, Some(opts))
+}
+
+fn load_env_with(
+    symbols: &BTreeMap<String, SymbolSpec>,
+    assumptions: &[String],
+    simplify_opts: Option<&SimplifyOptions>,
+) -> Result<Loaded, InputError> {
     let mut out = Loaded::default();
     for (name, spec) in symbols {
         valid_name(name).map_err(|m| InputError::field(format!("symbols.{name}"), m))?;
@@ -45,10 +64,17 @@ pub fn load_env(
             )
             .map_err(|e| InputError::field(format!("symbols.{name}"), e.to_string()))?;
     }
+    let ranges = simplify_opts.map(|_| out.env.clone());
     for (i, text) in assumptions.iter().enumerate() {
         let field = format!("assumptions[{i}]");
-        let a = parse(&mut out.pool, text)
+        let mut a = parse(&mut out.pool, text)
             .map_err(|e| InputError::field(&field, format!("`{text}`: {e}")))?;
+        if let (Some(opts), Some(ranges)) = (simplify_opts, &ranges) {
+            out.env
+                .check_symbols(&out.pool, a, false)
+                .map_err(|e| InputError::field(&field, e.to_string()))?;
+            a = simplify(&mut out.pool, ranges, a, opts).expr;
+        }
         out.env
             .assume(&mut out.pool, a)
             .map_err(|e| InputError::field(&field, e.to_string()))?;

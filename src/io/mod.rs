@@ -13,7 +13,7 @@ mod types;
 
 pub use error::InputError;
 pub use jsonl::{parse_line, read_jsonl, JsonLine};
-pub use load::{load_env, load_expr, Loaded};
+pub use load::{load_env, load_env_simplified, load_expr, Loaded};
 pub use overlap_case::{run_overlap_case, OverlapOptions};
 pub use types::{
     ErrorLine, Expect, ExprCase, ExprField, ExprResult, Guard, OverlapCase, OverlapResult,

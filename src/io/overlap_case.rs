@@ -2,11 +2,13 @@
 //! analyse the group, and build the result line.
 
 use super::error::InputError;
-use super::load::{load_env, load_expr};
-use super::types::{Guard, OverlapCase, OverlapResult, PairResult, PairWitness};
+use super::load::{load_env, load_env_simplified, load_expr, Loaded};
+use super::types::{ExprField, Guard, OverlapCase, OverlapResult, PairResult, PairWitness};
+use crate::expr::ExprId;
 use crate::overlap::{
     analyze_views, prove_case, PairProof, ProofOptions, SymTensor, Verdict, DEFAULT_BUDGET,
 };
+use crate::simplify::{simplify, SimplifyOptions};
 use std::collections::BTreeMap;
 use std::time::Instant;
 use symalias_solver::Solver;
@@ -23,6 +25,8 @@ pub struct OverlapOptions {
     pub proof: ProofOptions,
     /// Report `micros: 0` so that output is byte-for-byte reproducible.
     pub no_timing: bool,
+    /// Simplify sizes, strides, offsets and assumptions first (`None`: as written).
+    pub simplify: Option<SimplifyOptions>,
 }
 
 impl Default for OverlapOptions {
@@ -32,6 +36,7 @@ impl Default for OverlapOptions {
             prove: true,
             proof: ProofOptions::default(),
             no_timing: false,
+            simplify: Some(SimplifyOptions::default()),
         }
     }
 }
@@ -66,7 +71,21 @@ pub fn run_overlap_case(
     let budget = opts.budget;
     let _span = debug_span!("overlap_case", id = %case.id).entered();
     let start = Instant::now();
-    let mut loaded = load_env(&case.symbols, &case.assumptions)?;
+    let mut loaded = match &opts.simplify {
+        Some(so) => load_env_simplified(&case.symbols, &case.assumptions, so)?,
+        None => load_env(&case.symbols, &case.assumptions)?,
+    };
+    // Each distinct field expression is simplified once, under the case's facts.
+    let mut simplified: hashbrown::HashMap<ExprId, ExprId> = hashbrown::HashMap::new();
+    let mut load = |loaded: &mut Loaded, field: &str, value: &ExprField| {
+        let e = load_expr(loaded, field, value, true)?;
+        Ok::<ExprId, InputError>(match &opts.simplify {
+            Some(so) => *simplified
+                .entry(e)
+                .or_insert_with(|| simplify(&mut loaded.pool, &loaded.env, e, so).expr),
+            None => e,
+        })
+    };
     let mut tensors = Vec::with_capacity(case.tensors.len());
     for (i, t) in case.tensors.iter().enumerate() {
         let field = |name: &str| format!("tensors[{i}].{name}");
@@ -80,20 +99,15 @@ pub fn run_overlap_case(
             .sizes
             .iter()
             .enumerate()
-            .map(|(d, f)| load_expr(&mut loaded, &field(&format!("sizes[{d}]")), f, true))
+            .map(|(d, f)| load(&mut loaded, &field(&format!("sizes[{d}]")), f))
             .collect::<Result<Vec<_>, _>>()?;
         let strides = t
             .strides
             .iter()
             .enumerate()
-            .map(|(d, f)| load_expr(&mut loaded, &field(&format!("strides[{d}]")), f, true))
+            .map(|(d, f)| load(&mut loaded, &field(&format!("strides[{d}]")), f))
             .collect::<Result<Vec<_>, _>>()?;
-        let offset = load_expr(
-            &mut loaded,
-            &field("storage_offset"),
-            &t.storage_offset,
-            true,
-        )?;
+        let offset = load(&mut loaded, &field("storage_offset"), &t.storage_offset)?;
         tensors.push(SymTensor {
             source: t.source.clone(),
             sizes,
@@ -155,10 +169,24 @@ pub fn run_overlap_case(
             (Some(true), _) => Vec::new(),
             (_, Some(gs)) if !gs.is_empty() => gs
                 .iter()
-                .map(|&g| Guard::Shape {
-                    expr: loaded.pool.display(g).to_string(),
+                .map(|&g| {
+                    // Guards are read within the case's domain, like every
+                    // other fact of the analysis: simplify them there.
+                    let g = match &opts.simplify {
+                        Some(so) => simplify(&mut loaded.pool, &loaded.env, g, so).expr,
+                        None => g,
+                    };
+                    Guard::Shape {
+                        expr: loaded.pool.display(g).to_string(),
+                    }
                 })
-                .collect(),
+                .fold(Vec::new(), |mut acc, g| {
+                    // Simplified guards can coincide: list each once.
+                    if !acc.contains(&g) {
+                        acc.push(g);
+                    }
+                    acc
+                }),
             _ => vec![storage_guard()],
         };
         let pairs = proof

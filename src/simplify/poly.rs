@@ -33,7 +33,12 @@ fn with_children(pool: &mut ExprPool, e: ExprId, kids: &[ExprId]) -> ExprId {
 
 /// `true` for float-valued terms and terms over floats (left alone).
 fn touches_float(pool: &ExprPool, e: ExprId) -> bool {
-    pool.ty(e) == Ty::Float || pool.node(e).children().iter().any(|&c| pool.ty(c) == Ty::Float)
+    pool.ty(e) == Ty::Float
+        || pool
+            .node(e)
+            .children()
+            .iter()
+            .any(|&c| pool.ty(c) == Ty::Float)
 }
 
 /// Applies `f` bottom-up to every subterm.
@@ -84,7 +89,10 @@ pub fn expand(pool: &mut ExprPool, e: ExprId) -> ExprId {
             }
             _ => return x,
         };
-        if !factors.iter().any(|&f| matches!(pool.node(f), Node::Add(_))) {
+        if !factors
+            .iter()
+            .any(|&f| matches!(pool.node(f), Node::Add(_)))
+        {
             return x;
         }
         let mut terms = vec![pool.int(1)];
@@ -185,7 +193,11 @@ pub fn factor_terms(pool: &mut ExprPool, e: ExprId) -> ExprId {
 /// The distinct seeds of `e` (not including `e`).
 pub fn seeds(pool: &mut ExprPool, e: ExprId) -> Vec<ExprId> {
     let expanded = expand(pool, e);
-    let candidates = [expanded, factor_terms(pool, e), factor_terms(pool, expanded)];
+    let candidates = [
+        expanded,
+        factor_terms(pool, e),
+        factor_terms(pool, expanded),
+    ];
     let mut out: Vec<ExprId> = Vec::new();
     for c in candidates {
         if c != e && !out.contains(&c) {

@@ -79,9 +79,7 @@ impl Cond {
             | Cond::Pos(x)
             | Cond::NonZero(x)
             | Cond::Const(x)
-            | Cond::NotConst(x) => {
-                out.push(x)
-            }
+            | Cond::NotConst(x) => out.push(x),
             Cond::Lt(x, y) | Cond::Le(x, y) | Cond::Divides(x, y) => out.extend([*x, *y]),
             Cond::All(cs) => cs.iter().for_each(|c| c.names(out)),
         }
