@@ -21,7 +21,7 @@ pub mod poly;
 pub mod rules;
 
 use crate::env::Env;
-use crate::expr::{ExprId, ExprPool};
+use crate::expr::{ExprId, ExprPool, Node};
 use analysis::FactsAnalysis;
 use cost::TreeSize;
 use egg::{BackoffScheduler, Extractor, Rewrite, Runner, StopReason};
@@ -163,7 +163,20 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
         .into_iter()
         .map(|s| lang::to_rec(pool, s))
         .collect();
-    let analysis = FactsAnalysis::new(pool, env, std::iter::once(&start).chain(&seeds));
+    // Assumptions (each conjunct) go into the e-graph as true facts, so that
+    // conditions such as `x < m` can use a loop bound `x0 < s0`.
+    let mut facts = Vec::new();
+    for &a in env.assumptions() {
+        match pool.node(a) {
+            Node::And(xs) => facts.extend(xs.iter().map(|&x| lang::to_rec(pool, x))),
+            _ => facts.push(lang::to_rec(pool, a)),
+        }
+    }
+    let analysis = FactsAnalysis::new(
+        pool,
+        env,
+        std::iter::once(&start).chain(&seeds).chain(&facts),
+    );
     let mut runner = Runner::<Sym, FactsAnalysis, ()>::new(analysis)
         .with_iter_limit(opts.limits.iterations)
         .with_node_limit(opts.limits.nodes)
@@ -179,6 +192,13 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
     for s in &seeds {
         let id = runner.egraph.add_expr(s);
         runner.egraph.union_trusted(root, id, "polynomial form");
+    }
+    if !facts.is_empty() {
+        let truth = runner.egraph.add(Sym::Bool(lang::Truth(true)));
+        for f in &facts {
+            let id = runner.egraph.add_expr(f);
+            runner.egraph.union_trusted(id, truth, "assumption");
+        }
     }
     runner.egraph.rebuild();
     let mut runner = runner.run(rewrites(mask));

@@ -51,7 +51,14 @@ pub enum Cond {
 impl Cond {
     /// The condition decided on class facts: `true` only if it holds at every
     /// allowed assignment.
-    pub fn holds_on(&self, f: &dyn Fn(&str) -> Facts) -> bool {
+    ///
+    /// `known(strict, x, y)` says whether the e-graph knows `x < y` (strict) or
+    /// `x <= y` to be true (from an assumption); relations also hold by bounds.
+    pub fn holds_on(
+        &self,
+        f: &dyn Fn(&str) -> Facts,
+        known: &dyn Fn(bool, &str, &str) -> bool,
+    ) -> bool {
         let lo = |v: &str| f(v).interval.lo;
         let hi = |v: &str| f(v).interval.hi;
         match self {
@@ -59,15 +66,21 @@ impl Cond {
             Cond::NonPos(x) => hi(x).is_some_and(|h| h <= 0),
             Cond::Pos(x) => lo(x).is_some_and(|l| l > 0),
             Cond::NonZero(x) => lo(x).is_some_and(|l| l > 0) || hi(x).is_some_and(|h| h < 0),
-            Cond::Lt(x, y) => matches!((hi(x), lo(y)), (Some(a), Some(b)) if a < b),
-            Cond::Le(x, y) => matches!((hi(x), lo(y)), (Some(a), Some(b)) if a <= b),
+            Cond::Lt(x, y) => {
+                matches!((hi(x), lo(y)), (Some(a), Some(b)) if a < b) || known(true, x, y)
+            }
+            Cond::Le(x, y) => {
+                matches!((hi(x), lo(y)), (Some(a), Some(b)) if a <= b)
+                    || known(false, x, y)
+                    || known(true, x, y)
+            }
             Cond::Const(x) => f(x).constant().is_some(),
             Cond::NotConst(x) => f(x).constant().is_none(),
             Cond::Divides(m, x) => match f(m).constant() {
                 Some(k) if k > 0 => f(x).cong.multiple_of(k),
                 _ => false,
             },
-            Cond::All(cs) => cs.iter().all(|c| c.holds_on(f)),
+            Cond::All(cs) => cs.iter().all(|c| c.holds_on(f, known)),
         }
     }
 
@@ -220,8 +233,15 @@ impl Applier<Sym, FactsAnalysis> for SpecApplier {
         rule_name: Symbol,
     ) -> Vec<Id> {
         let facts = |v: &str| egraph[subst[self.var(v)]].data.clone();
+        let known = |strict: bool, x: &str, y: &str| {
+            let (a, b) = (subst[self.var(x)], subst[self.var(y)]);
+            let node = if strict { Sym::Lt([a, b]) } else { Sym::Le([a, b]) };
+            egraph
+                .lookup(node)
+                .is_some_and(|id| egraph[id].data.constant() == Some(1))
+        };
         if let Some(c) = &self.cond {
-            if !c.holds_on(&facts) {
+            if !c.holds_on(&facts, &known) {
                 return vec![];
             }
         }
