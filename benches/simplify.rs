@@ -26,7 +26,10 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/exprs_dev.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/exprs_dev.jsonl"
+    );
     let text = std::fs::read_to_string(path).expect("the corpus beside the repository");
     text.lines()
         .map(|line| {
@@ -127,9 +130,7 @@ fn bench(c: &mut Criterion) {
     });
     // Representative single expressions: the smallest non-leaf, the median
     // size, the largest.
-    let mut order: Vec<usize> = (0..cases.len())
-        .filter(|&i| cases[i].size_in > 1)
-        .collect();
+    let mut order: Vec<usize> = (0..cases.len()).filter(|&i| cases[i].size_in > 1).collect();
     order.sort_by_key(|&i| (cases[i].size_in, cases[i].id.clone()));
     for (label, i) in [
         ("small", order[0]),

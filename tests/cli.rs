@@ -132,6 +132,7 @@ fn every_command_has_help() {
         &["parse", "--help"],
         &["eval", "--help"],
         &["overlap", "--help"],
+        &["simplify", "--help"],
     ] {
         let out = run(args, "");
         assert!(out.status.success(), "{args:?}");
@@ -207,4 +208,67 @@ fn overlap_batch_reports_bad_cases_and_continues() {
         serde_json::json!([{"kind": "storage_overlap", "overlapping": [], "non_overlapping": ["L['x']", "L['y']"]}])
     );
     assert!(text(&out.stderr).contains("7 case(s) had errors"));
+}
+
+#[test]
+fn simplify_uses_the_case_facts_and_answers_every_line() {
+    let input = concat!(
+        r#"{"id": "mi", "symbols": {"s0": {"hint": 5, "min": 2}, "s1": {"hint": 4, "min": 2}, "x0": {"hint": 1, "min": 0}}, "assumptions": ["x0 < s1"], "expr": "ModularIndexing(s0*s1 + x0, 1, s1)"}"#,
+        "\n",
+        r#"{"id": "bad", "symbols": {"s0": {"hint": 1, "min": 2}}, "expr": "s0"}"#,
+        "\n",
+        r#"{"id": "max", "symbols": {"s0": {"hint": 5, "min": 2}}, "expr": "Max(1, s0//2) + Min(s0, 1)"}"#,
+        "\n",
+    );
+    let out = run(&["simplify", "-"], input);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["expr"], "x0");
+    assert_eq!(lines[0]["size_in"], 8);
+    assert_eq!(lines[0]["size_out"], 1);
+    assert!(lines[1]["error"].as_str().unwrap().contains("symbols.s0"));
+    assert_eq!(lines[2]["expr"], "((s0//2)) + 1");
+    assert!(text(&out.stderr).contains("1 line(s) had errors"));
+}
+
+#[test]
+fn simplify_explain_prints_the_rewrite_chain() {
+    let out = run(&["simplify", "--explain", "-"], "(4*x + 2)//2\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("2*x + 1"));
+    let chain: Vec<&str> = lines.collect();
+    assert!(chain.len() >= 2, "{stdout}");
+    assert!(chain[0].contains("(// "), "{stdout}");
+    assert!(
+        chain.iter().any(|l| l.contains("Rewrite=> floordiv-split")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn simplify_is_reproducible_across_runs() {
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/exprs_dev.jsonl"
+    );
+    let strip = |o: Output| {
+        text(&o.stdout)
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["micros"] = 0.into();
+                v.to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    let a = strip(run(&["simplify", corpus], ""));
+    let b = strip(run(&["simplify", corpus], ""));
+    assert_eq!(a.len(), 2468);
+    assert_eq!(a, b);
 }

@@ -11,7 +11,13 @@
 //! * Rules that keep a division by the same divisor on both sides need no
 //!   condition: both sides are undefined at `m = 0`.
 
-use super::{rule, Cond, RuleSpec};
+use super::{rule, Compute, Cond, RuleSpec};
+
+/// `c / d` when `d > 0` divides `c`.
+fn exact_quotient(a: &[i128]) -> Option<i128> {
+    let (c, d) = (a[0], a[1]);
+    (d > 0 && c % d == 0).then(|| c / d)
+}
 
 pub(super) fn rules() -> Vec<RuleSpec> {
     let r = |name, lhs, rhs| rule("divmod", name, lhs, rhs);
@@ -31,6 +37,36 @@ pub(super) fn rules() -> Vec<RuleSpec> {
         // (c*x) // (c*d) = x // d for c > 0.
         r("floordiv-cancel", "(// (* ?c ?x) (* ?c ?d))", "(// ?x ?d)").when(Cond::Pos("c")),
         r("floordiv-exact", "(* (// ?x ?m) ?m)", "?x").when(Cond::Divides("m", "x")),
+        // With constants: (c*x + b) // d = (c/d)*x + b // d when d > 0 divides c.
+        r(
+            "floordiv-split-const",
+            "(// (+ (* ?c ?x) ?b) ?d)",
+            "(+ (* ?k ?x) (// ?b ?d))",
+        )
+        .when(Cond::All(vec![Cond::Const("c"), Cond::Const("d")]))
+        .computing(Compute {
+            out: "k",
+            args: &["c", "d"],
+            f: exact_quotient,
+        }),
+        r("floordiv-scale-const", "(// (* ?c ?x) ?d)", "(* ?k ?x)")
+            .when(Cond::All(vec![Cond::Const("c"), Cond::Const("d")]))
+            .computing(Compute {
+                out: "k",
+                args: &["c", "d"],
+                f: exact_quotient,
+            }),
+        r(
+            "mod-split-const",
+            "(mod (+ (* ?c ?x) ?b) ?d)",
+            "(mod ?b ?d)",
+        )
+        .when(Cond::All(vec![Cond::Const("c"), Cond::Const("d")]))
+        .computing(Compute {
+            out: "k",
+            args: &["c", "d"],
+            f: exact_quotient,
+        }),
         r("cleandiv-floordiv", "(cleandiv ?x ?m)", "(// ?x ?m)"),
         r(
             "ceildiv-floordiv",

@@ -18,6 +18,9 @@ pub(super) fn rules() -> Vec<RuleSpec> {
         r("min-idem", "(min ?a ?a)", "?a"),
         r("max-left", "(max ?a ?b)", "?a").when(Cond::Le("b", "a")),
         r("min-left", "(min ?a ?b)", "?a").when(Cond::Le("a", "b")),
+        // a + b >= a exactly when b >= 0 (bounds of `a` alone may not decide).
+        r("max-add-nonneg", "(max ?a (+ ?a ?b))", "(+ ?a ?b)").when(Cond::NonNeg("b")),
+        r("min-add-nonneg", "(min ?a (+ ?a ?b))", "?a").when(Cond::NonNeg("b")),
         r("max-min-absorb", "(max ?a (min ?a ?b))", "?a"),
         r("min-max-absorb", "(min ?a (max ?a ?b))", "?a"),
         r("max-add", "(max (+ ?a ?c) (+ ?b ?c))", "(+ (max ?a ?b) ?c)"),

@@ -235,7 +235,11 @@ impl Applier<Sym, FactsAnalysis> for SpecApplier {
         let facts = |v: &str| egraph[subst[self.var(v)]].data.clone();
         let known = |strict: bool, x: &str, y: &str| {
             let (a, b) = (subst[self.var(x)], subst[self.var(y)]);
-            let node = if strict { Sym::Lt([a, b]) } else { Sym::Le([a, b]) };
+            let node = if strict {
+                Sym::Lt([a, b])
+            } else {
+                Sym::Le([a, b])
+            };
             egraph
                 .lookup(node)
                 .is_some_and(|id| egraph[id].data.constant() == Some(1))
