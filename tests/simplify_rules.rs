@@ -296,6 +296,7 @@ fn cond_formula(c: &Cond, vars: &[(String, Kind)]) -> Option<Formula> {
         Cond::Lt(x, y) => cmp(Cmp::Lt, x, v(y)?),
         Cond::Le(x, y) => cmp(Cmp::Le, x, v(y)?),
         Cond::Const(_) | Cond::NotConst(_) => Some(Formula::True),
+        Cond::AtLeast(x, k) => cmp(Cmp::Ge, x, Term::Int(*k)),
         Cond::Divides(m, x) => Some(Formula::And(vec![
             cmp(Cmp::Gt, m, Term::Int(0))?,
             Formula::Cmp(

@@ -83,6 +83,32 @@ fn relations_decided_or_solved() {
     check(&[("s0", 3, None)], &[], "Ne(s0 - 2, 1)", "Ne(s0, 3)");
     check(POS, &[], "s0 + s1 < s1 + 5", "s0 < 5");
     check(POS, &["x < s0"], "(x < s0) & (s1 > 1)", "True");
+    // Like terms of the two sides cancel; the rest is decided by bounds.
+    check(
+        &[("s53", 9, None)],
+        &[],
+        "(((s53 - 1)//4)) >= 6*(((s53 - 1)//4))",
+        "False",
+    );
+    check(POS, &[], "s0 < s0**2", "True");
+    check(POS, &[], "s0*s1 >= s1", "True");
+}
+
+#[test]
+fn digits_of_a_mixed_radix_index() {
+    check(POS, &[], "Ne(Mod(s0, s1*s0), 0)", "True");
+    check(
+        POS,
+        &["x < 4*s0"],
+        "Mod(x, 4) + 4*ModularIndexing(x, 4, s0)",
+        "x",
+    );
+    check(
+        POS,
+        &[],
+        "Mod(x, 4) + 4*ModularIndexing(x, 4, s0)",
+        "Mod(x, 4*s0)",
+    );
 }
 
 #[test]

@@ -44,7 +44,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            iterations: 6,
+            iterations: 5,
             nodes: 2_000,
             time: Duration::from_millis(500),
         }

@@ -8,7 +8,7 @@
 //! e-graph would find these forms too, but only after many iterations: seeding
 //! them keeps the runner's limits small.
 
-use crate::expr::{ExprId, ExprPool, Node, Ty};
+use crate::expr::{BinOp, ExprId, ExprPool, Node, Ty};
 use hashbrown::HashMap;
 
 /// Largest number of terms an expansion may produce (else the node stays as is).
@@ -190,13 +190,36 @@ pub fn factor_terms(pool: &mut ExprPool, e: ExprId) -> ExprId {
     })
 }
 
+/// Every relation `a OP b` as `0 OP b - a` (`a - b OP 0` for the others), so
+/// that like terms of the two sides cancel in the pool and bounds can decide
+/// what is left.
+pub fn relations_as_differences(pool: &mut ExprPool, e: ExprId) -> ExprId {
+    let mut memo = HashMap::new();
+    bottom_up(pool, e, &mut memo, &mut |pool, x| {
+        let Node::Binary(op, [a, b]) = pool.node(x).clone() else {
+            return x;
+        };
+        if !op.is_relation() || pool.ty(a) != Ty::Int || pool.ty(b) != Ty::Int {
+            return x;
+        }
+        let zero = pool.int(0);
+        let (l, r) = match op {
+            BinOp::Lt | BinOp::Le => (zero, pool.sub(b, a)),
+            _ => (pool.sub(a, b), zero),
+        };
+        pool.binary(op, l, r)
+    })
+}
+
 /// The distinct seeds of `e` (not including `e`).
 pub fn seeds(pool: &mut ExprPool, e: ExprId) -> Vec<ExprId> {
     let expanded = expand(pool, e);
+    let diffs = relations_as_differences(pool, expanded);
     let candidates = [
         expanded,
         factor_terms(pool, e),
         factor_terms(pool, expanded),
+        factor_terms(pool, diffs),
     ];
     let mut out: Vec<ExprId> = Vec::new();
     for c in candidates {

@@ -83,6 +83,16 @@ pub(super) fn rules() -> Vec<RuleSpec> {
         r("mod-small", "(mod ?x ?m)", "?x").when(below("x", "m")),
         r("mod-multiple", "(mod (* ?a ?m) ?m)", "0").when(Cond::NonZero("m")),
         r("mod-split", "(mod (+ (* ?a ?m) ?b) ?m)", "(mod ?b ?m)"),
+        // 0 <= a < a*b when a > 0 and b >= 2.
+        r("mod-of-multiple", "(mod ?a (* ?a ?b))", "?a")
+            .when(Cond::All(vec![Cond::Pos("a"), Cond::AtLeast("b", 2)])),
+        // x % m + m*((x // m) % n) = x % (m*n) for m, n > 0 (mixed radix digits).
+        r(
+            "mod-digits",
+            "(+ (mod ?x ?m) (* ?m (mi ?x ?m ?n)))",
+            "(mod ?x (* ?m ?n))",
+        )
+        .when(Cond::All(vec![Cond::Pos("m"), Cond::Pos("n")])),
         r("mod-mod", "(mod (mod ?x ?m) ?m)", "(mod ?x ?m)"),
         r("mod-divisible", "(mod ?x ?m)", "0").when(Cond::Divides("m", "x")),
         // m*(x//m) + x%m = x, defined on the right even where m = 0.

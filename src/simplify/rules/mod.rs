@@ -37,6 +37,8 @@ pub enum Cond {
     Lt(&'static str, &'static str),
     /// `x <= y`.
     Le(&'static str, &'static str),
+    /// `x >= k` for a literal `k`.
+    AtLeast(&'static str, i64),
     /// `x` is a constant (in the e-graph: the class has a single value).
     Const(&'static str),
     /// `x` is not known to be a constant (always true pointwise: a heuristic
@@ -74,6 +76,7 @@ impl Cond {
                     || known(false, x, y)
                     || known(true, x, y)
             }
+            Cond::AtLeast(x, k) => lo(x).is_some_and(|l| l >= *k as i128),
             Cond::Const(x) => f(x).constant().is_some(),
             Cond::NotConst(x) => f(x).constant().is_none(),
             Cond::Divides(m, x) => match f(m).constant() {
@@ -92,7 +95,8 @@ impl Cond {
             | Cond::Pos(x)
             | Cond::NonZero(x)
             | Cond::Const(x)
-            | Cond::NotConst(x) => out.push(x),
+            | Cond::NotConst(x)
+            | Cond::AtLeast(x, _) => out.push(x),
             Cond::Lt(x, y) | Cond::Le(x, y) | Cond::Divides(x, y) => out.extend([*x, *y]),
             Cond::All(cs) => cs.iter().for_each(|c| c.names(out)),
         }
@@ -107,6 +111,7 @@ impl Cond {
             Cond::NonZero(x) => v(x) != 0,
             Cond::Lt(x, y) => v(x) < v(y),
             Cond::Le(x, y) => v(x) <= v(y),
+            Cond::AtLeast(x, k) => v(x) >= *k as i128,
             Cond::Const(_) | Cond::NotConst(_) => true,
             Cond::Divides(m, x) => v(m) > 0 && v(x) % v(m) == 0,
             Cond::All(cs) => cs.iter().all(|c| c.holds_at(v)),

@@ -1,7 +1,9 @@
 //! Ring rules: commutativity, associativity, identities, factoring, like
-//! terms, powers. (Expansion is not a rule: the expanded form of every input
-//! is seeded into the e-graph by `poly.rs`, which keeps the e-graph small.) All hold for every integer, so none needs a
-//! side condition.
+//! terms, powers. (General expansion is not a rule: the expanded form of every
+//! input is seeded into the e-graph by `poly.rs`, which keeps the e-graph small;
+//! no rule distributes.) All hold for every integer; the conditions below
+//! only restrict where rules fire (constants are factored by the seeds,
+//! `pow-succ` needs a literal exponent).
 
 use super::{rule, Compute, Cond, RuleSpec};
 
