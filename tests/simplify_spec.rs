@@ -151,21 +151,25 @@ fn limits_give_the_best_expression_so_far() {
             iterations: 0,
             nodes: 10_000,
             time: Duration::from_secs(1),
+            ring_iterations: 50,
         },
         Limits {
             iterations: 1,
             nodes: 10_000,
             time: Duration::from_secs(1),
+            ring_iterations: 50,
         },
         Limits {
             iterations: 50,
             nodes: 5,
             time: Duration::from_secs(1),
+            ring_iterations: 50,
         },
         Limits {
             iterations: 50,
             nodes: 10_000,
             time: Duration::ZERO,
+            ring_iterations: 50,
         },
     ];
     let (best, full) = simp(POS, &[], input, &SimplifyOptions::default());

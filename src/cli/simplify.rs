@@ -26,6 +26,10 @@ pub struct SimplifyArgs {
     /// Rewrite iterations per expression.
     #[arg(long, default_value_t = Limits::default().iterations)]
     pub iter_limit: usize,
+    /// Rewrite iterations for polynomials (only `+`, `*`, powers; their
+    /// expanded and factored forms are seeded).
+    #[arg(long, default_value_t = Limits::default().ring_iterations)]
+    pub ring_iter_limit: usize,
     /// E-nodes per expression.
     #[arg(long, default_value_t = Limits::default().nodes)]
     pub node_limit: usize,
@@ -39,6 +43,7 @@ pub fn run(args: SimplifyArgs) -> u8 {
     let opts = SimplifyOptions {
         limits: Limits {
             iterations: args.iter_limit,
+            ring_iterations: args.ring_iter_limit,
             nodes: args.node_limit,
             time: Duration::from_millis(args.time_limit_ms),
         },

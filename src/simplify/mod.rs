@@ -35,6 +35,9 @@ use tracing::trace;
 pub struct Limits {
     /// Rewrite iterations.
     pub iterations: usize,
+    /// Rewrite iterations for polynomials (only `+`, `*`, powers), whose
+    /// expanded and factored forms are seeded.
+    pub ring_iterations: usize,
     /// E-nodes in the e-graph.
     pub nodes: usize,
     /// Wall-clock backstop.
@@ -45,6 +48,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             iterations: 5,
+            ring_iterations: 3,
             nodes: 2_000,
             time: Duration::from_millis(500),
         }
@@ -201,6 +205,11 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
         }
     }
     runner.egraph.rebuild();
+    if mask == rules::topic::RING {
+        // A polynomial: its expanded and factored forms are already seeded,
+        // further iterations only find partial factorings.
+        runner = runner.with_iter_limit(opts.limits.iterations.min(opts.limits.ring_iterations));
+    }
     let mut runner = runner.run(rewrites(mask));
     let stop = match &runner.stop_reason {
         Some(StopReason::Saturated) => Stop::Saturated,
