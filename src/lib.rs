@@ -9,9 +9,11 @@
 
 #![warn(missing_docs)]
 
+pub mod aot;
 pub mod cli;
 pub mod env;
 pub mod expr;
+pub mod guards;
 pub mod io;
 pub mod overlap;
 pub mod simplify;

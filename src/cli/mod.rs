@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a check failed (later subcommands), 2 bad input
 //! (in a batch, after answering every other line).
 
+mod analyze;
 mod eval;
 mod input;
 mod overlap;
@@ -29,6 +30,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the metadata passes (dedupe, synthetic bases, signature) on programs (FORMATS.md §5).
+    Analyze(analyze::AnalyzeArgs),
     /// Decide which views of one storage overlap, exactly, per case (FORMATS.md §3 JSONL).
     Overlap(overlap::OverlapArgs),
     /// Parse expressions and print them normalised (text lines or FORMATS.md §4 JSONL).
@@ -58,6 +61,7 @@ pub fn main() -> ExitCode {
     init_logging();
     let cli = Cli::parse();
     let code = match cli.command {
+        Command::Analyze(a) => analyze::run(a),
         Command::Overlap(a) => overlap::run(a),
         Command::Parse(a) => parse::run(a, parse::Mode::Parse),
         Command::Simplify(a) => simplify::run(a),

@@ -9,12 +9,14 @@ mod error;
 mod jsonl;
 mod load;
 mod overlap_case;
+pub mod program;
 mod types;
 
 pub use error::InputError;
 pub use jsonl::{parse_line, read_jsonl, JsonLine};
 pub use load::{load_env, load_env_simplified, load_expr, Loaded};
 pub use overlap_case::{run_overlap_case, OverlapOptions};
+pub use program::{run_program, Program};
 pub use types::{
     ErrorLine, Expect, ExprCase, ExprField, ExprResult, Guard, OverlapCase, OverlapResult,
     PairResult, PairWitness, SymbolSpec, TensorSpec,

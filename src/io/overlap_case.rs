@@ -5,6 +5,7 @@ use super::error::InputError;
 use super::load::{load_env, load_env_simplified, load_expr, Loaded};
 use super::types::{ExprField, Guard, OverlapCase, OverlapResult, PairResult, PairWitness};
 use crate::expr::ExprId;
+use crate::guards::compact_shape_guards;
 use crate::overlap::{
     analyze_views, prove_case, PairProof, ProofOptions, SymTensor, Verdict, DEFAULT_BUDGET,
 };
@@ -167,26 +168,24 @@ pub fn run_overlap_case(
         );
         let guards = match (&proof.invariant, &proof.shape_guards) {
             (Some(true), _) => Vec::new(),
-            (_, Some(gs)) if !gs.is_empty() => gs
-                .iter()
-                .map(|&g| {
-                    // Guards are read within the case's domain, like every
-                    // other fact of the analysis: simplify them there.
-                    let g = match &opts.simplify {
+            (_, Some(gs)) if !gs.is_empty() => {
+                // Guards are read within the case's domain, like every other
+                // fact of the analysis: simplify them there, then merge bounds
+                // on one symbol and drop repeats (the list is a conjunction).
+                let simplified: Vec<_> = gs
+                    .iter()
+                    .map(|&g| match &opts.simplify {
                         Some(so) => simplify(&mut loaded.pool, &loaded.env, g, so).expr,
                         None => g,
-                    };
-                    Guard::Shape {
+                    })
+                    .collect();
+                compact_shape_guards(&mut loaded.pool, &simplified)
+                    .into_iter()
+                    .map(|g| Guard::Shape {
                         expr: loaded.pool.display(g).to_string(),
-                    }
-                })
-                .fold(Vec::new(), |mut acc, g| {
-                    // Simplified guards can coincide: list each once.
-                    if !acc.contains(&g) {
-                        acc.push(g);
-                    }
-                    acc
-                }),
+                    })
+                    .collect()
+            }
             _ => vec![storage_guard()],
         };
         let pairs = proof

@@ -188,6 +188,31 @@ pub enum Guard {
         /// The condition, in §1 text.
         expr: String,
     },
+    /// Two inputs are the same object (a removed duplicate): `<kept> is <dupe>`.
+    DuplicateInput {
+        /// Source of the kept occurrence.
+        kept: String,
+        /// Source of the removed duplicate.
+        dupe: String,
+    },
+}
+
+impl Guard {
+    /// PyTorch's text form (`check_overlapping(...)`, `L['a'] is L['b']`, the expression).
+    pub fn text(&self) -> String {
+        match self {
+            Guard::StorageOverlap {
+                overlapping,
+                non_overlapping,
+            } => format!(
+                "check_overlapping(overlapping=[{}], non_overlapping=[{}])",
+                overlapping.join(", "),
+                non_overlapping.join(", ")
+            ),
+            Guard::Shape { expr } => expr.clone(),
+            Guard::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
+        }
+    }
 }
 
 /// Per-pair detail of an overlap result.
