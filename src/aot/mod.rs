@@ -19,4 +19,5 @@
 pub mod dedupe;
 pub mod index;
 pub mod meta;
+pub mod signature;
 pub mod synthetic;

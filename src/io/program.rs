@@ -11,6 +11,7 @@ use crate::aot::meta::{
     InputAliasInfo, MetaError, MutationType, OutputAliasInfo, OutputType, TangentDesc,
     ViewAndMutationMeta,
 };
+use crate::aot::signature::{create_graph_signature, GraphSignature, SigGraph, SigInput, SigKind};
 use crate::aot::synthetic::{self, BaseInfo, GroupOverlap, Merge, SyntheticOptions, TensorInput};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -583,6 +584,17 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
         Some(Err(e)) => errors.push(e),
         None => {}
     }
+    if let Some(g) = &p.graph {
+        let merged = sb.as_ref().is_some_and(|sb| sb.merged_any());
+        if d.strategy == Strategy::Remove || merged {
+            errors.push("no graph signature: it needs a graph without removed duplicates or synthetic bases (export forbids both)".into());
+        } else {
+            match signature_of(p, g, meta.mutated_inp_runtime_indices().len()) {
+                Ok(sig) => result["signature"] = serde_json::to_value(sig).expect("serialises"),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
     if result.get("meta").is_none() {
         result["meta"] = meta_json::<DedupedIdx>(&deduped_meta);
     }
@@ -591,4 +603,46 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
     result["guard_text"] = guards.iter().map(Guard::text).collect::<Vec<_>>().into();
     result["errors"] = errors.into();
     Ok(result)
+}
+
+fn signature_of(p: &Program, g: &GraphNames, num_mutated: usize) -> Result<GraphSignature, String> {
+    let inputs: Vec<SigInput> = p
+        .inputs
+        .iter()
+        .map(|x| SigInput {
+            kind: match x.kind {
+                InputKind::Parameter => SigKind::Parameter,
+                InputKind::Buffer => SigKind::Buffer,
+                InputKind::Token => SigKind::Token,
+                InputKind::UserInput | InputKind::Other => SigKind::UserInput,
+            },
+            fqn: x.fqn.clone(),
+            requires_grad: x.info.requires_grad,
+            mutates_data: x.info.mutates_data,
+        })
+        .collect();
+    let fqns = |k: InputKind| -> Vec<String> {
+        p.inputs
+            .iter()
+            .filter(|x| x.kind == k)
+            .filter_map(|x| x.fqn.clone())
+            .collect()
+    };
+    if !g.parameters.is_empty() && g.parameters != fqns(InputKind::Parameter) {
+        return Err("graph.parameters differ from the inputs of kind `parameter`".into());
+    }
+    if !g.buffers.is_empty() && g.buffers != fqns(InputKind::Buffer) {
+        return Err("graph.buffers differ from the inputs of kind `buffer`".into());
+    }
+    create_graph_signature(
+        &SigGraph {
+            input_names: g.input_names.clone(),
+            output_names: g.output_names.clone(),
+            trace_joint: g.trace_joint,
+            num_user_fw_outs: g.num_user_fw_outs,
+            loss_index: g.loss_index,
+        },
+        &inputs,
+        num_mutated,
+    )
 }
