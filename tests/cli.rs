@@ -133,6 +133,7 @@ fn every_command_has_help() {
         &["eval", "--help"],
         &["overlap", "--help"],
         &["simplify", "--help"],
+        &["analyze", "--help"],
     ] {
         let out = run(args, "");
         assert!(out.status.success(), "{args:?}");
@@ -271,4 +272,67 @@ fn simplify_is_reproducible_across_runs() {
     let b = strip(run(&["simplify", corpus], ""));
     assert_eq!(a.len(), 2468);
     assert_eq!(a, b);
+}
+
+#[test]
+fn analyze_answers_programs_and_names_bad_fields() {
+    let ok = r#"{"id": "ok", "inputs": [{"source": "L['a']", "tensor": {"object": "a", "storage": "s", "base": "x", "sizes": [4], "strides": [1]}, "mutates_data": true}, {"source": "L['b']", "tensor": {"object": "a", "storage": "s", "base": "x", "sizes": [4], "strides": [1]}}], "outputs": [{"output_type": "is_input", "base_idx": 1}]}"#;
+    let bad_base = r#"{"id": "bad-base", "inputs": [], "outputs": [{"output_type": "alias_of_input", "base_idx": 3}]}"#;
+    let bad_type = r#"{"id": "bad-type", "inputs": [], "outputs": [{"output_type": "alias_of_nothing", "base_idx": null}]}"#;
+    let dangling = r#"{"id": "dangling", "inputs": [{"tensor": {"object": "x", "storage": "S1", "sizes": [4], "strides": [1]}}, {"tensor": {"object": "v", "storage": "S2", "base": "x", "sizes": [2], "strides": [1]}}]}"#;
+    let export = r#"{"id": "export", "options": {"is_export": true}, "inputs": [{"source": "L['a']", "tensor": {"object": "a", "storage": "s", "sizes": [4], "strides": [1]}, "mutates_data": true}, {"source": "L['b']", "tensor": {"object": "a", "storage": "s", "sizes": [4], "strides": [1]}}]}"#;
+    let input = [ok, bad_base, bad_type, dangling, export].join("\n");
+    let out = run(&["analyze", "-"], &input);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["dedupe"]["strategy"], "remove");
+    assert_eq!(
+        lines[0]["dedupe"]["add_dupe_map"],
+        serde_json::json!([0, 0])
+    );
+    assert_eq!(
+        lines[0]["guard_text"],
+        serde_json::json!(["L['a'] is L['b']"])
+    );
+    assert_eq!(lines[0]["meta"]["output_info"][0]["base_idx"], 0);
+    let err = |i: usize| lines[i]["error"].as_str().unwrap().to_string();
+    assert!(
+        err(1).contains("field `outputs[0].base_idx`") && err(1).contains("out of range"),
+        "{}",
+        err(1)
+    );
+    assert!(
+        err(2).contains("outputs[0].output_type") && err(2).contains("alias_of_nothing"),
+        "{}",
+        err(2)
+    );
+    assert!(
+        err(3).contains("inputs[1].tensor.base") && err(3).contains("dangling storage"),
+        "{}",
+        err(3)
+    );
+    assert!(lines[4]["errors"][0]
+        .as_str()
+        .unwrap()
+        .contains("duplicated inputs that are mutated"));
+    assert!(text(&out.stderr).contains("3 program(s) had errors"));
+}
+
+#[test]
+fn analyze_reads_one_pretty_document() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/programs/14-aliases-bases-out-of-order.json"
+    );
+    let out = run(&["analyze", "--pretty", path], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!(
+        v["synthetic_bases"]["aliased_arg_idx_with_metadata_mutations"],
+        serde_json::json!([3])
+    );
 }
