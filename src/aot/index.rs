@@ -3,7 +3,15 @@
 //! Outer inputs (as the compiler passes them), deduped inputs, inner inputs
 //! (after synthetic bases), intermediate bases and user outputs are different
 //! types, so that remapping an intermediate-alias output through an input map
-//! does not compile (PyTorch bug B3).
+//! does not compile (PyTorch bug B3):
+//!
+//! ```compile_fail
+//! use symalias::aot::index::{DedupedIdx, IntermediateBaseIdx, OuterIdx};
+//! let add_dupe_map: Vec<DedupedIdx> = vec![DedupedIdx(0)];
+//! let remap = |i: OuterIdx| add_dupe_map[i.0];
+//! // An intermediate base is not an input index: this is a type error.
+//! let _ = remap(IntermediateBaseIdx(0));
+//! ```
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

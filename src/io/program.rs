@@ -406,6 +406,26 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
         .iter()
         .map(|x| x.info.mutates_data || x.info.mutates_metadata)
         .collect();
+    if p.options.is_export {
+        // aot_export rejects these before any pass runs (§5.1).
+        let at = |f: &dyn Fn(&ProgramInput) -> bool| -> Vec<usize> {
+            (0..n).filter(|&i| f(&p.inputs[i])).collect()
+        };
+        let meta_mut = at(&|x| x.info.mutates_metadata);
+        if !meta_mut.is_empty() {
+            errors.push(format!(
+                "Found an input that received a metadata mutation, through e.g. a call to `.resize_()` or `.transpose_()`. This is currently banned in the aot_export workflow. (inputs {meta_mut:?})"
+            ));
+        }
+        let grad_mut = at(&|x| x.info.mutates_data && x.info.requires_grad);
+        if !grad_mut.is_empty() {
+            errors.push(format!(
+                "Found a graph input that requires gradients, and received a mutation. This is currently banned in the aot_export workflow. (inputs {grad_mut:?})"
+            ));
+        }
+        // (aot_export_module's ban on mutated user inputs in inference depends
+        // on the export entry point, which a program does not state: not modelled.)
+    }
     let d: Dedupe = dedupe::detect(&objects, &mutated);
     if d.strategy == Strategy::Remove && p.options.is_export {
         errors.push("Encountered duplicated inputs that are mutated in the graph you are trying to export. This functionality is currently not supported. If needed, please file a github issue.".into());
