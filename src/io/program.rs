@@ -8,8 +8,7 @@ use super::types::{ExprField, Guard, OverlapCase, OverlapResult, SymbolSpec, Ten
 use crate::aot::dedupe::{self, Dedupe, Strategy};
 use crate::aot::index::{DedupedIdx, InnerIdx, InputIndex, OuterIdx};
 use crate::aot::meta::{
-    InputAliasInfo, MetaError, MutationType, OutputAliasInfo, OutputType, TangentDesc,
-    ViewAndMutationMeta,
+    InputAliasInfo, MetaError, OutputAliasInfo, OutputType, TangentDesc, ViewAndMutationMeta,
 };
 use crate::aot::signature::{create_graph_signature, GraphSignature, SigGraph, SigInput, SigKind};
 use crate::aot::synthetic::{self, BaseInfo, GroupOverlap, Merge, SyntheticOptions, TensorInput};
@@ -313,13 +312,15 @@ fn outer_meta(p: &Program) -> Result<ViewAndMutationMeta<OuterIdx>, InputError> 
         p.num_intermediate_bases,
         p.options.keep_input_mutations,
     );
-    meta.mutation_types().map_err(|e| {
-        let i = match e {
-            MetaError::ResizeOutOfGraph(i) | MetaError::StorageMetadataWithoutMetadata(i) => i,
-        };
-        InputError::field(format!("inputs[{i}]"), e.to_string())
-    })?;
-    Ok(meta)
+    match meta.mutation_types() {
+        // Malformed metadata (an invariant of §1.4) is bad input; a resize or
+        // `set_` that cannot stay in the graph is a compiler error (reported
+        // by `run_program` in `errors`).
+        Err(e @ MetaError::StorageMetadataWithoutMetadata(i)) => {
+            Err(InputError::field(format!("inputs[{i}]"), e.to_string()))
+        }
+        _ => Ok(meta),
+    }
 }
 
 fn dynamic_dims(t: &ProgramTensor) -> Vec<usize> {
@@ -335,16 +336,16 @@ fn dynamic_dims(t: &ProgramTensor) -> Vec<usize> {
 }
 
 fn meta_json<I: InputIndex>(m: &ViewAndMutationMeta<I>) -> Value {
-    let types = m.mutation_types().unwrap_or_default();
     let inputs: Vec<Value> = m
         .input_info
         .iter()
         .enumerate()
         .map(|(i, x)| {
             let mut v = serde_json::to_value(x).expect("serialises");
-            v["mutation_type"] =
-                serde_json::to_value(types.get(i).copied().unwrap_or(MutationType::NotMutated))
-                    .expect("serialises");
+            // `null` where the derivation fails (the error is in `errors`).
+            v["mutation_type"] = x.mutation_type(i).ok().map_or(Value::Null, |t| {
+                serde_json::to_value(t).expect("serialises")
+            });
             v
         })
         .collect();
@@ -394,6 +395,9 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
     let n = p.inputs.len();
     let mut errors: Vec<String> = Vec::new();
     let mut guards: Vec<Guard> = Vec::new();
+    if let Err(e) = meta.mutation_types() {
+        errors.push(e.to_string());
+    }
 
     // Dedupe.
     let objects: Vec<Option<&str>> = p
