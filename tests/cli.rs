@@ -134,6 +134,7 @@ fn every_command_has_help() {
         &["overlap", "--help"],
         &["simplify", "--help"],
         &["analyze", "--help"],
+        &["check-guards", "--help"],
     ] {
         let out = run(args, "");
         assert!(out.status.success(), "{args:?}");
@@ -334,5 +335,76 @@ fn analyze_reads_one_pretty_document() {
     assert_eq!(
         v["synthetic_bases"]["aliased_arg_idx_with_metadata_mutations"],
         serde_json::json!([3])
+    );
+}
+
+fn write_tmp(name: &str, v: &serde_json::Value) -> String {
+    let dir = std::env::temp_dir().join(format!("symalias-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, v.to_string()).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn check_guards_passes_fails_and_rejects_bad_calls() {
+    let result = serde_json::json!({
+        "guards": [
+            {"kind": "duplicate_input", "kept": "L['a']", "dupe": "L['b']"},
+            {"kind": "shape", "expr": "10 <= s0"},
+            {"kind": "storage_overlap", "overlapping": ["L['c']", "L['d']"], "non_overlapping": ["L['e']"]}
+        ],
+        "symbols": {"s0": "L['x'].size()[0]"}
+    });
+    let t = |obj: &str, storage: &str, size: i64, off: i64| serde_json::json!({"object": obj, "storage": storage, "sizes": [size], "strides": [1], "storage_offset": off});
+    let call = |a_obj: &str, n: i64, d_off: i64, e_storage: &str| {
+        serde_json::json!({"inputs": [
+            {"source": "L['a']", "tensor": t("a", "A", 3, 0)},
+            {"source": "L['b']", "tensor": t(a_obj, "A", 3, 0)},
+            {"source": "L['x']", "tensor": t("x", "X", n, 0)},
+            {"source": "L['c']", "tensor": t("c", "S", 5, 0)},
+            {"source": "L['d']", "tensor": t("d", "S", 5, d_off)},
+            {"source": "L['e']", "tensor": t("e", e_storage, 5, 10)}
+        ]})
+    };
+    let r = write_tmp("result.json", &result);
+    let cases = [
+        (call("a", 20, 4, "S"), 0, ""),
+        (call("b", 20, 4, "S"), 1, "L['a'] is L['b']"),
+        (call("a", 9, 4, "S"), 1, "10 <= s0"),
+        (
+            call("a", 20, 6, "S"),
+            1,
+            "check_overlapping(overlapping=[L['c'], L['d']], non_overlapping=[L['e']])",
+        ),
+        (call("a", 20, 4, "T"), 1, "check_overlapping"),
+    ];
+    for (k, (c, code, failed)) in cases.iter().enumerate() {
+        let path = write_tmp(&format!("call{k}.json"), c);
+        let out = run(&["check-guards", &r, &path], "");
+        assert_eq!(
+            out.status.code(),
+            Some(*code),
+            "case {k}: {}",
+            text(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+        assert_eq!(v["pass"], *code == 0, "case {k}");
+        if *code == 1 {
+            assert!(
+                v["failed"].as_str().unwrap().starts_with(failed),
+                "case {k}: {v}"
+            );
+            assert!(v["reason"].as_str().is_some(), "case {k}");
+        }
+    }
+    // A call without a source the guards name is bad input.
+    let missing = write_tmp("missing.json", &serde_json::json!({"inputs": []}));
+    let out = run(&["check-guards", &r, &missing], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no input with source `L['a']`"),
+        "{}",
+        text(&out.stderr)
     );
 }

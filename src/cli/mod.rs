@@ -5,6 +5,7 @@
 //! (in a batch, after answering every other line).
 
 mod analyze;
+mod check_guards;
 mod eval;
 mod input;
 mod overlap;
@@ -32,6 +33,8 @@ pub struct Cli {
 enum Command {
     /// Run the metadata passes (dedupe, synthetic bases, signature) on programs (FORMATS.md §5).
     Analyze(analyze::AnalyzeArgs),
+    /// Check a result's guards on a concrete call (FORMATS.md §6): exit 0 pass, 1 fail.
+    CheckGuards(check_guards::CheckGuardsArgs),
     /// Decide which views of one storage overlap, exactly, per case (FORMATS.md §3 JSONL).
     Overlap(overlap::OverlapArgs),
     /// Parse expressions and print them normalised (text lines or FORMATS.md §4 JSONL).
@@ -62,6 +65,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Analyze(a) => analyze::run(a),
+        Command::CheckGuards(a) => check_guards::run(a),
         Command::Overlap(a) => overlap::run(a),
         Command::Parse(a) => parse::run(a, parse::Mode::Parse),
         Command::Simplify(a) => simplify::run(a),

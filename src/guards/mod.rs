@@ -1,8 +1,16 @@
 //! Guards: what must hold on a later call for the analysis to stay true.
 //!
-//! So far: compaction of shape-guard lists. A list of shape guards is a
+//! * [`model`]: the guard kinds and their PyTorch text form.
+//! * [`check`]: the run-time checker on a concrete call (sort-and-sweep for the
+//!   StorageOverlap partition).
+//! * compaction of shape-guard lists (below). A list of shape guards is a
 //! conjunction; bounds on one symbol (`7 < s1`, `8 < s1`, `s1 <= 43`) are
 //! merged into the tightest pair, identical conditions are listed once.
+
+pub mod check;
+pub mod model;
+
+pub use model::Guard;
 
 use crate::expr::{BinOp, ExprId, ExprPool, Node, Symbol};
 

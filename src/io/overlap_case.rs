@@ -234,6 +234,14 @@ pub fn run_overlap_case(
             .collect();
         (invariant, guards, pairs, None)
     };
+    let symbols = if guards.iter().any(|g| matches!(g, Guard::Shape { .. })) {
+        case.symbols
+            .iter()
+            .filter_map(|(name, spec)| spec.source.clone().map(|src| (name.clone(), src)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     Ok(OverlapResult {
         id: case.id.clone(),
         overlapping: answer.overlapping.clone(),
@@ -242,6 +250,7 @@ pub fn run_overlap_case(
         guards,
         pairs,
         counterexample,
+        symbols,
         micros: if opts.no_timing {
             0
         } else {

@@ -624,6 +624,13 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
     }
     result["outer_meta"] = meta_json::<OuterIdx>(&meta);
     result["guards"] = serde_json::to_value(&guards).expect("serialises");
+    // Symbol → source, so that `check-guards` can bind shape guards.
+    result["symbols"] = p
+        .symbols
+        .iter()
+        .filter_map(|(n, s)| s.source.clone().map(|src| (n.clone(), Value::from(src))))
+        .collect::<serde_json::Map<String, Value>>()
+        .into();
     result["guard_text"] = guards.iter().map(Guard::text).collect::<Vec<_>>().into();
     result["errors"] = errors.into();
     Ok(result)

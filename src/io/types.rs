@@ -172,48 +172,7 @@ pub struct ExprResult {
     pub explain: Option<Vec<String>>,
 }
 
-/// A guard (§3): the StorageOverlap guard or a cheaper shape guard.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Guard {
-    /// Checked at run time: the same members overlap / are disjoint.
-    StorageOverlap {
-        /// Sources of the members that overlap some other member.
-        overlapping: Vec<String>,
-        /// Sources of the members disjoint from all others.
-        non_overlapping: Vec<String>,
-    },
-    /// A condition over the symbols.
-    Shape {
-        /// The condition, in §1 text.
-        expr: String,
-    },
-    /// Two inputs are the same object (a removed duplicate): `<kept> is <dupe>`.
-    DuplicateInput {
-        /// Source of the kept occurrence.
-        kept: String,
-        /// Source of the removed duplicate.
-        dupe: String,
-    },
-}
-
-impl Guard {
-    /// PyTorch's text form (`check_overlapping(...)`, `L['a'] is L['b']`, the expression).
-    pub fn text(&self) -> String {
-        match self {
-            Guard::StorageOverlap {
-                overlapping,
-                non_overlapping,
-            } => format!(
-                "check_overlapping(overlapping=[{}], non_overlapping=[{}])",
-                overlapping.join(", "),
-                non_overlapping.join(", ")
-            ),
-            Guard::Shape { expr } => expr.clone(),
-            Guard::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
-        }
-    }
-}
+pub use crate::guards::Guard;
 
 /// Per-pair detail of an overlap result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -263,6 +222,10 @@ pub struct OverlapResult {
     /// exact classification differs (checked concretely).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counterexample: Option<std::collections::BTreeMap<String, i64>>,
+    /// Symbol → run-time source, for the symbols of shape guards (so that a
+    /// checker can bind them from a call).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub symbols: BTreeMap<String, String>,
     /// Wall time in microseconds.
     pub micros: u64,
 }
