@@ -3,9 +3,9 @@
 //! * [`model`]: the guard kinds and their PyTorch text form.
 //! * [`check`]: the run-time checker on a concrete call (sort-and-sweep for the
 //!   StorageOverlap partition).
-//! * compaction of shape-guard lists (below). A list of shape guards is a
-//! conjunction; bounds on one symbol (`7 < s1`, `8 < s1`, `s1 <= 43`) are
-//! merged into the tightest pair, identical conditions are listed once.
+//! * [`compact_shape_guards`]: a list of shape guards is a conjunction; bounds
+//!   on one symbol (`7 < s1`, `8 < s1`, `s1 <= 43`) are merged into the
+//!   tightest pair, identical conditions are listed once.
 
 pub mod check;
 pub mod model;
