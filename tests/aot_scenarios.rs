@@ -82,3 +82,70 @@ fn every_scenario_program_gives_its_expected_result() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The guard list of a program fails exactly on the calls that would get a
+/// wrong result: #29 call 2 (PyTorch's recompile), and bug B6 (#41 with the
+/// same overlap partition but another offset: the synthetic base would
+/// regenerate the old view).
+#[test]
+fn guard_lists_fail_on_the_calls_that_change_the_decisions() {
+    use symalias::guards::check::{check, Call};
+    use symalias::guards::Guard;
+    let mut solver = Solver::default();
+    let run = |file: &str,
+               solver: &mut Solver|
+     -> (Vec<Guard>, std::collections::BTreeMap<String, String>) {
+        let (_, doc) = programs().into_iter().find(|(f, _)| f == file).unwrap();
+        let p: Program = serde_json::from_value(doc).unwrap();
+        let r = run_program(&p, solver).unwrap();
+        (
+            serde_json::from_value(r["guards"].clone()).unwrap(),
+            serde_json::from_value(r["symbols"].clone()).unwrap(),
+        )
+    };
+    let t = |obj: &str, sizes: &[i64], strides: &[i64], off: i64| serde_json::json!({"object": obj, "storage": "S", "sizes": sizes, "strides": strides, "storage_offset": off, "itemsize": 4});
+    let call = |inputs: serde_json::Value| -> Call {
+        serde_json::from_value(serde_json::json!({"inputs": inputs})).unwrap()
+    };
+
+    // #29: ones(20); call 1 (x[:5], x[7:13], x[9:]), call 2 (x[:5], x[7:13], x[13:15]).
+    let (g29, s29) = run("29-overlapping-with-mutation-recompile.json", &mut solver);
+    let c29 = |n: i64, a2: (i64, i64)| {
+        call(serde_json::json!([
+            {"source": "L['x']", "tensor": t("x", &[n], &[1], 0)},
+            {"source": "L['args'][0]", "tensor": t("a0", &[5], &[1], 0)},
+            {"source": "L['args'][1]", "tensor": t("a1", &[6], &[1], 7)},
+            {"source": "L['args'][2]", "tensor": t("a2", &[a2.0], &[1], a2.1)}
+        ]))
+    };
+    assert!(check(&g29, &s29, &c29(20, (11, 9))).unwrap().pass);
+    assert!(
+        check(&g29, &s29, &c29(30, (21, 9))).unwrap().pass,
+        "another size, same decisions"
+    );
+    assert!(
+        !check(&g29, &s29, &c29(20, (2, 13))).unwrap().pass,
+        "call 2 must fail"
+    );
+    assert!(
+        !check(&g29, &s29, &c29(9, (0, 9))).unwrap().pass,
+        "x[9:] empty"
+    );
+
+    // #41 (B0 program): a = (4,4),(9,1)+0, b = (4,4),(9,1)+9, merged into one base.
+    let (g41, s41) = run("41-b0-overlap-missed-by-pytorch.json", &mut solver);
+    let c41 = |b_off: i64, b_storage: &str| {
+        let mut b = t("b", &[4, 4], &[9, 1], b_off);
+        b["storage"] = b_storage.into();
+        call(serde_json::json!([
+            {"source": "L['a']", "tensor": t("a", &[4, 4], &[9, 1], 0)},
+            {"source": "L['b']", "tensor": b}
+        ]))
+    };
+    assert!(check(&g41, &s41, &c41(9, "S")).unwrap().pass);
+    let moved = check(&g41, &s41, &c41(10, "S")).unwrap();
+    assert!(!moved.pass, "same partition, other offset: B6");
+    assert!(moved.reason.unwrap().contains("storage offset"));
+    let split = check(&g41, &s41, &c41(9, "T")).unwrap();
+    assert!(!split.pass, "no longer one storage: B7");
+}

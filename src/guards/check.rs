@@ -149,6 +149,64 @@ pub fn check(
                     return Ok(fail(g, format!("{kept} and {dupe} are different objects")));
                 }
             }
+            Guard::Layout {
+                sources,
+                sizes,
+                strides,
+                storage_offsets,
+            } => {
+                let ts = sources
+                    .iter()
+                    .map(|s| tensor(s))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if let Some(k) = ts.iter().position(|t| t.storage != ts[0].storage) {
+                    return Ok(fail(
+                        g,
+                        format!(
+                            "{} is no longer in the storage of {} (storage identity changed)",
+                            sources[k], sources[0]
+                        ),
+                    ));
+                }
+                for (k, t) in ts.iter().enumerate() {
+                    let field =
+                        |what: &str, want: &str, got: i64| -> Result<Option<String>, CheckError> {
+                            let v = eval_int(want, symbols, &input, &tensor)?;
+                            Ok((v != Some(got)).then(|| {
+                                format!(
+                                    "{} {what} is {got}, compiled for {want}{}",
+                                    sources[k],
+                                    v.map_or(String::new(), |v| format!(" = {v}"))
+                                )
+                            }))
+                        };
+                    if t.sizes.len() != sizes[k].len() {
+                        return Ok(fail(
+                            g,
+                            format!(
+                                "{} has rank {}, compiled for {}",
+                                sources[k],
+                                t.sizes.len(),
+                                sizes[k].len()
+                            ),
+                        ));
+                    }
+                    for d in 0..t.sizes.len() {
+                        if let Some(r) = field(&format!("size {d}"), &sizes[k][d], t.sizes[d])? {
+                            return Ok(fail(g, r));
+                        }
+                        if let Some(r) =
+                            field(&format!("stride {d}"), &strides[k][d], t.strides[d])?
+                        {
+                            return Ok(fail(g, r));
+                        }
+                    }
+                    if let Some(r) = field("storage offset", &storage_offsets[k], t.storage_offset)?
+                    {
+                        return Ok(fail(g, r));
+                    }
+                }
+            }
             Guard::Shape { expr } => {
                 let mut pool = ExprPool::new();
                 let e = parse(&mut pool, expr)
@@ -243,6 +301,31 @@ pub fn check(
         failed: None,
         reason: None,
     })
+}
+
+/// An integer expression at the call's symbol values (`None` if it cannot be
+/// evaluated, e.g. division by zero: then it matches nothing).
+fn eval_int<'a>(
+    text: &str,
+    symbols: &BTreeMap<String, String>,
+    input: &dyn Fn(&str) -> Result<&'a CallInput, CheckError>,
+    tensor: &dyn Fn(&str) -> Result<&'a CallTensor, CheckError>,
+) -> Result<Option<i64>, CheckError> {
+    let mut pool = ExprPool::new();
+    let e = parse(&mut pool, text)
+        .map_err(|err| CheckError::BadGuard(text.to_string(), err.to_string()))?;
+    let mut values: HashMap<String, i64> = HashMap::new();
+    for s in pool.symbols_of(e) {
+        let name = pool.symbol_name(s).to_string();
+        let src = symbols
+            .get(&name)
+            .ok_or_else(|| CheckError::UnboundSymbol(name.clone()))?;
+        values.insert(name, bind(src, input, tensor)?);
+    }
+    Ok(pool
+        .eval(e, &|s| values.get(pool.symbol_name(s)).copied())
+        .ok()
+        .and_then(Value::as_int))
 }
 
 /// The value a source reads from the call.

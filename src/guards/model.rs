@@ -19,6 +19,19 @@ pub enum Guard {
         /// The condition, in §1 text.
         expr: String,
     },
+    /// The inputs share one storage and have exactly these layouts (expressions
+    /// over the symbols): what the overlap decision of a symbolic group and the
+    /// views regenerated from a synthetic base (bug B6) depend on.
+    Layout {
+        /// Sources of the members.
+        sources: Vec<String>,
+        /// Per member: sizes.
+        sizes: Vec<Vec<String>>,
+        /// Per member: strides.
+        strides: Vec<Vec<String>>,
+        /// Per member: storage offset.
+        storage_offsets: Vec<String>,
+    },
     /// Two inputs are the same object (a removed duplicate): `<kept> is <dupe>`.
     DuplicateInput {
         /// Source of the kept occurrence.
@@ -42,6 +55,26 @@ impl Guard {
             ),
             Guard::Shape { expr } => expr.clone(),
             Guard::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
+            Guard::Layout {
+                sources,
+                sizes,
+                strides,
+                storage_offsets,
+            } => {
+                let one = |k: usize| {
+                    format!(
+                        "{}: size ({}), stride ({}), offset {}",
+                        sources[k],
+                        sizes[k].join(", "),
+                        strides[k].join(", "),
+                        storage_offsets[k]
+                    )
+                };
+                format!(
+                    "same_storage_and_layout({})",
+                    (0..sources.len()).map(one).collect::<Vec<_>>().join("; ")
+                )
+            }
         }
     }
 }

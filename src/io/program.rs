@@ -557,7 +557,9 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
             })
         });
         if symbolic {
-            // Proved for all shapes: nothing; else the shape or StorageOverlap guards.
+            // The proof holds for these layouts (constant fields included):
+            // guard them, then the shape or StorageOverlap guards (none when proved).
+            guards.push(layout_guard(p, members));
             guards.extend(r.guards.iter().cloned());
         } else {
             // A concrete group: a later call's offsets are not symbols, so the
@@ -574,6 +576,16 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
                     .map(|&k| source_of(p, members[k]))
                     .collect(),
             });
+            // Members of a synthetic base are regenerated with the layouts
+            // baked into the graph: guard them too (bug B6).
+            let merged = sb.as_ref().is_some_and(|sb| {
+                sb.bases
+                    .iter()
+                    .any(|b| b.members.iter().any(|m| members.contains(&kept[m.0])))
+            });
+            if merged {
+                guards.push(layout_guard(p, members));
+            }
         }
     }
     let mut result = json!({
@@ -676,4 +688,24 @@ fn signature_of(p: &Program, g: &GraphNames, num_mutated: usize) -> Result<Graph
         &inputs,
         num_mutated,
     )
+}
+
+/// The layouts of a group's members, as the analysis saw them.
+fn layout_guard(p: &Program, members: &[usize]) -> Guard {
+    let t = |i: usize| {
+        p.inputs[i]
+            .tensor
+            .as_ref()
+            .expect("group members are tensors")
+    };
+    let texts = |xs: &[ExprField]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    Guard::Layout {
+        sources: members.iter().map(|&i| source_of(p, i)).collect(),
+        sizes: members.iter().map(|&i| texts(&t(i).sizes)).collect(),
+        strides: members.iter().map(|&i| texts(&t(i).strides)).collect(),
+        storage_offsets: members
+            .iter()
+            .map(|&i| t(i).storage_offset.to_string())
+            .collect(),
+    }
 }
