@@ -1,0 +1,88 @@
+//! The run-time checker on the StorageOverlap guard with k aliased inputs
+//! (k - 1 chunks of 10 elements and one window `x[4:44]`, as PyTorch's stress
+//! test), against a naive O(k²) re-check in the same run (the exact pair test
+//! on every pair, as PyTorch's quadratic loop does with its predicate).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use symalias::guards::check::{check, Call, CallInput, CallTensor};
+use symalias::guards::Guard;
+use symalias::overlap::{analyze_views, View, DEFAULT_BUDGET};
+
+fn call(k: usize) -> Call {
+    let t = |i: usize, size: i64, off: i64| CallInput {
+        source: format!("L['args'][{i}]"),
+        tensor: Some(CallTensor {
+            object: format!("a{i}"),
+            storage: "S".into(),
+            sizes: vec![size],
+            strides: vec![1],
+            storage_offset: off,
+            itemsize: 4,
+            dtype: None,
+        }),
+        value: None,
+    };
+    let mut inputs: Vec<CallInput> = (0..k - 1).map(|i| t(i, 10, 10 * i as i64)).collect();
+    inputs.push(t(k - 1, 40, 4));
+    Call { inputs }
+}
+
+fn guard(k: usize) -> Guard {
+    let name = |i: usize| format!("L['args'][{i}]");
+    let over: Vec<usize> = vec![0, 1, 2, 3, 4, k - 1];
+    Guard::StorageOverlap {
+        overlapping: over.iter().map(|&i| name(i)).collect(),
+        non_overlapping: (5..k - 1).map(name).collect(),
+    }
+}
+
+fn naive(c: &Call) -> Vec<usize> {
+    let views: Vec<View> = c
+        .inputs
+        .iter()
+        .map(|x| {
+            let t = x.tensor.as_ref().unwrap();
+            View {
+                sizes: t.sizes.clone(),
+                strides: t.strides.clone(),
+                offset: t.storage_offset,
+                itemsize: t.itemsize,
+            }
+        })
+        .collect();
+    let mut hit = vec![false; views.len()];
+    for i in 0..views.len() {
+        for j in i + 1..views.len() {
+            let pair = [views[i].clone(), views[j].clone()];
+            if !analyze_views(&pair, DEFAULT_BUDGET).overlapping.is_empty() {
+                hit[i] = true;
+                hit[j] = true;
+            }
+        }
+    }
+    (0..views.len()).filter(|&i| hit[i]).collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("check_storage_overlap");
+    g.sample_size(20);
+    let symbols = BTreeMap::new();
+    for k in [100usize, 2000] {
+        let call = call(k);
+        let guards = vec![guard(k)];
+        assert!(check(&guards, &symbols, &call).unwrap().pass);
+        assert_eq!(naive(&call), vec![0, 1, 2, 3, 4, k - 1]);
+        g.bench_with_input(BenchmarkId::new("sweep", k), &call, |b, call| {
+            b.iter(|| black_box(check(&guards, &symbols, call).unwrap()))
+        });
+        g.bench_with_input(BenchmarkId::new("naive_pairs", k), &call, |b, call| {
+            b.iter(|| black_box(naive(call)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
