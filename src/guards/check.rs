@@ -143,6 +143,43 @@ pub fn check(
     };
     for g in guards {
         match g {
+            Guard::DistinctObjects { sources } => {
+                let mut seen: HashMap<&str, &str> = HashMap::new();
+                for s in sources {
+                    let t = tensor(s)?;
+                    if let Some(prev) = seen.insert(t.object.as_str(), s.as_str()) {
+                        return Ok(fail(g, format!("{prev} and {s} are now the same object")));
+                    }
+                }
+            }
+            Guard::StoragePartition { groups } => {
+                let mut owner: HashMap<&str, usize> = HashMap::new();
+                for (k, grp) in groups.iter().enumerate() {
+                    let mut first: Option<&str> = None;
+                    for s in grp {
+                        let st = tensor(s)?.storage.as_str();
+                        match first {
+                            None => first = Some(st),
+                            Some(f) if f != st => {
+                                return Ok(fail(
+                                    g,
+                                    format!(
+                                        "{s} left the storage of {} (storage identity changed)",
+                                        grp[0]
+                                    ),
+                                ));
+                            }
+                            _ => {}
+                        }
+                        if let Some(&other) = owner.get(st) {
+                            if other != k {
+                                return Ok(fail(g, format!("{s} now shares a storage with {} (distinct at compile time)", groups[other][0])));
+                            }
+                        }
+                        owner.insert(st, k);
+                    }
+                }
+            }
             Guard::DuplicateInput { kept, dupe } => {
                 let (a, b) = (tensor(kept)?, tensor(dupe)?);
                 if a.object != b.object {

@@ -32,6 +32,20 @@ pub enum Guard {
         /// Per member: storage offset.
         storage_offsets: Vec<String>,
     },
+    /// These inputs are pairwise different objects (a later duplicate of a
+    /// mutated input would change the dedupe decision). One O(k) check.
+    DistinctObjects {
+        /// Sources of the inputs.
+        sources: Vec<String>,
+    },
+    /// The inputs' storages are partitioned as at compile time: members of a
+    /// group share one storage, different groups have different storages
+    /// (inputs distinct at compile time that alias later, #139789/B8; split
+    /// storages, B7). One O(k) check.
+    StoragePartition {
+        /// Groups of sources, one per compile-time storage.
+        groups: Vec<Vec<String>>,
+    },
     /// Two inputs are the same object (a removed duplicate): `<kept> is <dupe>`.
     DuplicateInput {
         /// Source of the kept occurrence.
@@ -55,6 +69,17 @@ impl Guard {
             ),
             Guard::Shape { expr } => expr.clone(),
             Guard::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
+            Guard::DistinctObjects { sources } => {
+                format!("distinct_objects({})", sources.join(", "))
+            }
+            Guard::StoragePartition { groups } => format!(
+                "storage_partition({})",
+                groups
+                    .iter()
+                    .map(|g| format!("[{}]", g.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Guard::Layout {
                 sources,
                 sizes,

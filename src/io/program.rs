@@ -441,6 +441,38 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
         });
     }
     let deduped_meta = dedupe::remove_dupe_metadata(&meta, &d);
+    if p.inputs
+        .iter()
+        .any(|x| x.info.mutates_data || x.info.mutates_metadata)
+    {
+        // With a mutation, object identity and storage sharing decide dedupe
+        // and synthetic bases: both partitions are guarded (O(k) each).
+        let kept_tensors: Vec<usize> = (0..n)
+            .filter(|&i| d.keep_arg_mask[i] && p.inputs[i].tensor.is_some())
+            .collect();
+        if kept_tensors.len() >= 2 {
+            guards.push(Guard::DistinctObjects {
+                sources: kept_tensors.iter().map(|&i| source_of(p, i)).collect(),
+            });
+        }
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        for &i in &kept_tensors {
+            let st = p.inputs[i]
+                .tensor
+                .as_ref()
+                .map(|t| t.storage.clone())
+                .unwrap_or_default();
+            match groups.iter_mut().find(|g| g.0 == st) {
+                Some(g) => g.1.push(source_of(p, i)),
+                None => groups.push((st, vec![source_of(p, i)])),
+            }
+        }
+        if kept_tensors.len() >= 2 {
+            guards.push(Guard::StoragePartition {
+                groups: groups.into_iter().map(|g| g.1).collect(),
+            });
+        }
+    }
     let kept: Vec<usize> = (0..n).filter(|&i| d.keep_arg_mask[i]).collect();
     let dedupe_json = json!({
         "strategy": d.strategy,

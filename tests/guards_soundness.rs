@@ -1,0 +1,273 @@
+//! Guard soundness harness: for every §5 program under `tests/programs/`,
+//! draw concrete calls (symbol values inside the ranges and assumptions, and
+//! calls that break the compile-time picture: moved offsets, split storages,
+//! merged or separated objects). Whenever the program's guards pass on a call,
+//! re-running the whole analysis on that concrete call must give the same
+//! decisions: dedupe, the overlap partition of each asked storage group,
+//! which inputs are merged into which synthetic base, and the inner metadata.
+//! Zero violations; the needless-recompile rate is printed.
+
+mod common;
+
+use common::Rng;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use symalias::expr::{parse, ExprPool};
+use symalias::guards::check::{check, Call};
+use symalias::guards::Guard;
+use symalias::io::{run_program, Program};
+use symalias_solver::Solver;
+
+fn programs() -> Vec<(String, Value)> {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                serde_json::from_str(&text).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Evaluates a field (integer or expression) at the symbol values.
+fn value(field: &Value, at: &BTreeMap<String, i64>) -> Option<i64> {
+    match field {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => {
+            let mut pool = ExprPool::new();
+            let e = parse(&mut pool, s).ok()?;
+            pool.eval_int(e, &|sym| at.get(pool.symbol_name(sym)).copied())
+                .ok()
+        }
+        _ => Some(0),
+    }
+}
+
+/// Symbol values inside the ranges that satisfy the assumptions.
+fn draw_symbols(p: &Value, r: &mut Rng) -> Option<BTreeMap<String, i64>> {
+    let syms = p["symbols"].as_object().cloned().unwrap_or_default();
+    'draw: for _ in 0..200 {
+        let mut at = BTreeMap::new();
+        for (name, s) in &syms {
+            let hint = s["hint"].as_i64().unwrap_or(2);
+            let lo = s["min"].as_i64().unwrap_or(0);
+            let hi = s["max"].as_i64().unwrap_or(hint * 2 + 8).max(lo);
+            at.insert(name.clone(), r.range(lo, hi));
+        }
+        for a in p["assumptions"].as_array().cloned().unwrap_or_default() {
+            let mut pool = ExprPool::new();
+            let e = parse(&mut pool, a.as_str().unwrap()).unwrap();
+            let ok = pool.eval(e, &|sym| at.get(pool.symbol_name(sym)).copied());
+            if ok != Ok(symalias::expr::Value::Bool(true)) {
+                continue 'draw;
+            }
+        }
+        return Some(at);
+    }
+    None
+}
+
+/// A concrete call for the program at `at`, possibly perturbed.
+fn make_call(p: &Value, at: &BTreeMap<String, i64>, r: &mut Rng) -> Option<(Value, Value)> {
+    let mut inputs = Vec::new();
+    let mut concrete = p.clone();
+    concrete["symbols"] = json!({});
+    concrete["assumptions"] = json!([]);
+    let ins = p["inputs"].as_array().unwrap();
+    let n = ins.len();
+    let perturb = r.range(0, 2) == 0;
+    let victim = r.range(0, n as i64 - 1) as usize;
+    let how = r.range(0, 3);
+    for (i, x) in ins.iter().enumerate() {
+        let src = x["source"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("inputs[{i}]"));
+        let t = &x["tensor"];
+        if t.is_null() {
+            inputs.push(json!({"source": src, "value": 0}));
+            continue;
+        }
+        let sizes: Vec<i64> = t["sizes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| value(f, at))
+            .collect::<Option<_>>()?;
+        let strides: Vec<i64> = t["strides"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| value(f, at))
+            .collect::<Option<_>>()?;
+        let mut off = value(&t["storage_offset"], at)?;
+        let mut object = t["object"].as_str().unwrap().to_string();
+        let mut storage = t["storage"].as_str().unwrap().to_string();
+        if sizes.iter().any(|&s| s < 0) || strides.iter().any(|&s| s < 0) || off < 0 {
+            return None;
+        }
+        if perturb && i == victim {
+            match how {
+                0 => off += r.range(1, 3),
+                1 => storage = format!("{storage}-split"),
+                2 => object = format!("{object}-copy"),
+                _ => {
+                    if let Some(first) = ins.iter().find_map(|y| y["tensor"]["object"].as_str()) {
+                        object = first.to_string();
+                        storage = ins[0]["tensor"]["storage"]
+                            .as_str()
+                            .unwrap_or(&storage)
+                            .to_string();
+                    }
+                }
+            }
+        }
+        let itemsize = t["itemsize"].as_i64().unwrap_or(1);
+        inputs.push(
+            json!({"source": src, "tensor": {"object": object, "storage": storage,
+            "sizes": sizes, "strides": strides, "storage_offset": off, "itemsize": itemsize}}),
+        );
+        let ct = &mut concrete["inputs"][i]["tensor"];
+        ct["object"] = object.into();
+        ct["storage"] = storage.into();
+        ct["sizes"] = json!(sizes);
+        ct["strides"] = json!(strides);
+        ct["storage_offset"] = off.into();
+        if !ct["base"].is_null() && ct["storage"] != t["storage"] {
+            ct["base"] = Value::Null; // a split-off copy is not a view of the old base
+        }
+    }
+    // Sources that symbols read (e.g. `L['x']`) but that are not inputs.
+    for (name, s) in p["symbols"].as_object().cloned().unwrap_or_default() {
+        if let Some(src) = s["source"].as_str() {
+            if let Some(base) = src.strip_suffix(".size()[0]") {
+                if !inputs.iter().any(|x| x["source"] == base) {
+                    inputs.push(
+                        json!({"source": base, "tensor": {"object": "extra", "storage": "extra",
+                        "sizes": [at[&name]], "strides": [1], "storage_offset": 0}}),
+                    );
+                }
+            }
+        }
+    }
+    Some((json!({"inputs": inputs}), concrete))
+}
+
+/// The decisions a compiled graph depends on.
+fn decisions(r: &Value) -> Value {
+    let parts: Vec<Value> = r["overlap"]
+        .as_array()
+        .map(|gs| {
+            gs.iter()
+                .map(|g| json!([g["inputs"], g["result"]["overlapping"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    let sbi: Value = match &r["synthetic_bases"]["synthetic_base_info"] {
+        Value::Array(a) => a
+            .iter()
+            .map(|e| {
+                e.get("base")
+                    .map_or(json!(["inner", e]), |b| json!(["view", b]))
+            })
+            .collect(),
+        v => v.clone(),
+    };
+    let meta = &r["meta"];
+    let inputs: Vec<Value> = meta["input_info"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| {
+                    json!([
+                        x["mutates_data"],
+                        x["mutates_metadata"],
+                        x["requires_grad"],
+                        x["mutation_type"]
+                    ])
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let outputs: Vec<Value> = meta["output_info"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|o| json!([o["output_type"], o["base_idx"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    // `leafify` changes neither the graph nor the metadata: same as `none`.
+    let mut dedupe = r["dedupe"].clone();
+    if dedupe["strategy"] == "leafify" {
+        dedupe["strategy"] = "none".into();
+    }
+    json!({"dedupe": dedupe, "overlap": parts, "sbi": sbi, "inputs": inputs, "outputs": outputs, "errors": r["errors"]})
+}
+
+#[test]
+fn guards_that_pass_keep_every_decision() {
+    let calls_per_program: usize = std::env::var("SYMALIAS_GUARD_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let mut solver = Solver::default();
+    let mut rng = Rng(0x6a7d);
+    let (mut drawn, mut passed, mut needless, mut violations) = (0, 0, 0, Vec::new());
+    for (file, doc) in programs() {
+        let p: Program = serde_json::from_value(doc.clone()).unwrap();
+        let compiled = run_program(&p, &mut solver).unwrap();
+        let guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
+        let symbols: BTreeMap<String, String> =
+            serde_json::from_value(compiled["symbols"].clone()).unwrap();
+        let want = decisions(&compiled);
+        for _ in 0..calls_per_program {
+            let Some(at) = draw_symbols(&doc, &mut rng) else {
+                continue;
+            };
+            let Some((call_json, concrete)) = make_call(&doc, &at, &mut rng) else {
+                continue;
+            };
+            let call: Call = serde_json::from_value(call_json).unwrap();
+            let Ok(outcome) = check(&guards, &symbols, &call) else {
+                continue;
+            };
+            let Ok(cp) = serde_json::from_value::<Program>(concrete) else {
+                continue;
+            };
+            let Ok(now) = run_program(&cp, &mut solver) else {
+                continue;
+            };
+            drawn += 1;
+            let same = decisions(&now) == want;
+            if outcome.pass {
+                passed += 1;
+                if !same {
+                    violations.push(format!("{file} at {at:?}: guards pass but decisions change\n  compiled {want}\n  now      {}", decisions(&now)));
+                }
+            } else if same {
+                needless += 1;
+            }
+        }
+    }
+    eprintln!(
+        "guard soundness: {drawn} calls, {passed} passed the guards, {} violations; {needless} needless failures ({:.1}% of the failing calls kept every decision)",
+        violations.len(),
+        100.0 * needless as f64 / (drawn - passed).max(1) as f64
+    );
+    assert!(drawn >= 10_000, "only {drawn} calls drawn");
+    assert!(
+        violations.is_empty(),
+        "{}",
+        violations[..violations.len().min(5)].join("\n")
+    );
+}
