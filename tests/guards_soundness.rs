@@ -271,3 +271,159 @@ fn guards_that_pass_keep_every_decision() {
         violations[..violations.len().min(5)].join("\n")
     );
 }
+
+/// Every symbolic case of the overlap dev corpus as a program: its views are
+/// inputs of one storage, the first one mutated.
+fn corpus_programs() -> Vec<(String, Value)> {
+    common::corpus_lines("overlap_dev.jsonl")
+        .into_iter()
+        .filter(|c| c["symbols"].as_object().is_some_and(|s| !s.is_empty()))
+        .map(|c| {
+            let inputs: Vec<Value> = c["tensors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    json!({"source": format!("L['t{i}']"), "tensor": {"object": format!("t{i}"), "storage": "S", "base": "B",
+                        "sizes": t["sizes"], "strides": t["strides"], "storage_offset": t.get("storage_offset").cloned().unwrap_or(json!(0)),
+                        "itemsize": t.get("itemsize").cloned().unwrap_or(json!(1))},
+                        "mutates_data": i == 0})
+                })
+                .collect();
+            let id = c["id"].as_str().unwrap().to_string();
+            (id.clone(), json!({"id": id, "symbols": c["symbols"], "assumptions": c.get("assumptions").cloned().unwrap_or(json!([])),
+                "options": {"is_train": false}, "inputs": inputs, "outputs": []}))
+        })
+        .collect()
+}
+
+#[test]
+fn guards_that_pass_keep_every_decision_on_the_symbolic_corpus() {
+    let calls: usize = std::env::var("SYMALIAS_GUARD_CORPUS_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let mut solver = Solver::default();
+    let mut rng = Rng(0x5eed);
+    let (mut drawn, mut passed, mut needless, mut violations) = (0, 0, 0, Vec::new());
+    for (id, doc) in corpus_programs() {
+        let p: Program = serde_json::from_value(doc.clone()).unwrap();
+        let Ok(compiled) = run_program(&p, &mut solver) else {
+            continue;
+        };
+        let guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
+        let symbols: BTreeMap<String, String> =
+            serde_json::from_value(compiled["symbols"].clone()).unwrap();
+        let want = decisions(&compiled);
+        for _ in 0..calls {
+            let Some(at) = draw_symbols(&doc, &mut rng) else {
+                continue;
+            };
+            let Some((call_json, concrete)) = make_call(&doc, &at, &mut rng) else {
+                continue;
+            };
+            let mut call_json = call_json;
+            add_symbol_sources(&mut call_json, &symbols, &at);
+            let call: Call = serde_json::from_value(call_json).unwrap();
+            let Ok(outcome) = check(&guards, &symbols, &call) else {
+                continue;
+            };
+            let Ok(cp) = serde_json::from_value::<Program>(concrete) else {
+                continue;
+            };
+            let Ok(now) = run_program(&cp, &mut solver) else {
+                continue;
+            };
+            drawn += 1;
+            let same = decisions(&now) == want;
+            if outcome.pass {
+                passed += 1;
+                if !same {
+                    violations.push(format!("{id} at {at:?}: guards pass but decisions change\n  compiled {want}\n  now      {}", decisions(&now)));
+                }
+            } else if same {
+                needless += 1;
+            }
+        }
+    }
+    eprintln!(
+        "guard soundness (symbolic corpus): {drawn} calls, {passed} passed the guards, {} violations; {needless} needless failures ({:.1}% of the failing calls kept every decision)",
+        violations.len(),
+        100.0 * needless as f64 / (drawn - passed).max(1) as f64
+    );
+    assert!(drawn >= 1000, "only {drawn} calls drawn");
+    assert!(
+        violations.is_empty(),
+        "{}",
+        violations[..violations.len().min(5)].join("\n")
+    );
+}
+
+/// Adds inputs for symbol sources the call does not have (corpus symbols read
+/// tensors that are not among the views, or plain values).
+fn add_symbol_sources(
+    call: &mut Value,
+    symbols: &BTreeMap<String, String>,
+    at: &BTreeMap<String, i64>,
+) {
+    let mut extra: BTreeMap<String, (Vec<i64>, Vec<i64>, i64)> = BTreeMap::new();
+    let have = |call: &Value, src: &str| {
+        call["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["source"] == src)
+    };
+    for (name, src) in symbols {
+        let Some(&v) = at.get(name) else { continue };
+        let dim = |rest: &str| {
+            rest.trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<usize>()
+                .ok()
+        };
+        if let Some((base, rest)) = src.rsplit_once(".size()") {
+            if have(call, base) {
+                continue;
+            }
+            let (sz, _, _) = extra.entry(base.to_string()).or_insert((vec![], vec![], 0));
+            if let Some(d) = dim(rest) {
+                if sz.len() <= d {
+                    sz.resize(d + 1, 1)
+                }
+                sz[d] = v
+            }
+        } else if let Some((base, rest)) = src.rsplit_once(".stride()") {
+            if have(call, base) {
+                continue;
+            }
+            let (_, st, _) = extra.entry(base.to_string()).or_insert((vec![], vec![], 0));
+            if let Some(d) = dim(rest) {
+                if st.len() <= d {
+                    st.resize(d + 1, 1)
+                }
+                st[d] = v
+            }
+        } else if let Some(base) = src.strip_suffix(".storage_offset()") {
+            if have(call, base) {
+                continue;
+            }
+            extra
+                .entry(base.to_string())
+                .or_insert((vec![], vec![], 0))
+                .2 = v;
+        } else if !have(call, src) {
+            call["inputs"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"source": src, "value": v}));
+        }
+    }
+    for (base, (mut sz, mut st, off)) in extra {
+        let rank = sz.len().max(st.len());
+        sz.resize(rank, 1);
+        st.resize(rank, 1);
+        call["inputs"].as_array_mut().unwrap().push(json!({"source": base, "tensor": {"object": format!("extra {base}"), "storage": format!("extra {base}"), "sizes": sz, "strides": st, "storage_offset": off}}));
+    }
+}
