@@ -4,8 +4,10 @@
 //! an array's length); expected objects match as subsets (extra keys in the
 //! result are allowed), arrays element by element.
 
+mod common;
+
+use common::programs;
 use serde_json::Value;
-use std::path::PathBuf;
 use symalias::io::{run_program, Program};
 use symalias_solver::Solver;
 
@@ -34,26 +36,6 @@ fn subset(want: &Value, got: &Value) -> bool {
         }
         _ => want == got,
     }
-}
-
-fn programs() -> Vec<(String, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/programs")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                serde_json::from_str(&text).unwrap(),
-            )
-        })
-        .collect()
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::Rng;
+use common::{programs, Rng};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use symalias::expr::{parse, ExprPool};
@@ -17,26 +17,6 @@ use symalias::guards::check::{check, Call};
 use symalias::guards::Guard;
 use symalias::io::{run_program, Program};
 use symalias_solver::Solver;
-
-fn programs() -> Vec<(String, Value)> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                serde_json::from_str(&text).unwrap(),
-            )
-        })
-        .collect()
-}
 
 /// Evaluates a field (integer or expression) at the symbol values.
 fn value(field: &Value, at: &BTreeMap<String, i64>) -> Option<i64> {
@@ -214,29 +194,43 @@ fn decisions(r: &Value) -> Value {
     json!({"dedupe": dedupe, "overlap": parts, "sbi": sbi, "inputs": inputs, "outputs": outputs, "errors": r["errors"]})
 }
 
-#[test]
-fn guards_that_pass_keep_every_decision() {
-    let calls_per_program: usize = std::env::var("SYMALIAS_GUARD_CALLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
+struct Stats {
+    drawn: usize,
+    passed: usize,
+    needless: usize,
+    violations: Vec<String>,
+}
+
+/// Draws `calls` calls per program; checks the guards and, where they pass,
+/// compares the decisions of the concrete call with the compiled ones.
+fn harness(programs: Vec<(String, Value)>, calls: usize, seed: u64, bind_extra: bool) -> Stats {
     let mut solver = Solver::default();
-    let mut rng = Rng(0x6a7d);
-    let (mut drawn, mut passed, mut needless, mut violations) = (0, 0, 0, Vec::new());
-    for (file, doc) in programs() {
+    let mut rng = Rng(seed);
+    let mut st = Stats {
+        drawn: 0,
+        passed: 0,
+        needless: 0,
+        violations: Vec::new(),
+    };
+    for (name, doc) in programs {
         let p: Program = serde_json::from_value(doc.clone()).unwrap();
-        let compiled = run_program(&p, &mut solver).unwrap();
+        let Ok(compiled) = run_program(&p, &mut solver) else {
+            continue;
+        };
         let guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
         let symbols: BTreeMap<String, String> =
             serde_json::from_value(compiled["symbols"].clone()).unwrap();
         let want = decisions(&compiled);
-        for _ in 0..calls_per_program {
+        for _ in 0..calls {
             let Some(at) = draw_symbols(&doc, &mut rng) else {
                 continue;
             };
-            let Some((call_json, concrete)) = make_call(&doc, &at, &mut rng) else {
+            let Some((mut call_json, concrete)) = make_call(&doc, &at, &mut rng) else {
                 continue;
             };
+            if bind_extra {
+                add_symbol_sources(&mut call_json, &symbols, &at);
+            }
             let call: Call = serde_json::from_value(call_json).unwrap();
             let Ok(outcome) = check(&guards, &symbols, &call) else {
                 continue;
@@ -247,28 +241,48 @@ fn guards_that_pass_keep_every_decision() {
             let Ok(now) = run_program(&cp, &mut solver) else {
                 continue;
             };
-            drawn += 1;
+            st.drawn += 1;
             let same = decisions(&now) == want;
             if outcome.pass {
-                passed += 1;
+                st.passed += 1;
                 if !same {
-                    violations.push(format!("{file} at {at:?}: guards pass but decisions change\n  compiled {want}\n  now      {}", decisions(&now)));
+                    st.violations.push(format!("{name} at {at:?}: guards pass but decisions change\n  compiled {want}\n  now      {}", decisions(&now)));
                 }
             } else if same {
-                needless += 1;
+                st.needless += 1;
             }
         }
     }
+    st
+}
+
+fn report(what: &str, st: &Stats, min_calls: usize) {
     eprintln!(
-        "guard soundness: {drawn} calls, {passed} passed the guards, {} violations; {needless} needless failures ({:.1}% of the failing calls kept every decision)",
-        violations.len(),
-        100.0 * needless as f64 / (drawn - passed).max(1) as f64
+        "guard soundness ({what}): {} calls, {} passed the guards, {} violations; {} needless failures ({:.1}% of the failing calls kept every decision)",
+        st.drawn,
+        st.passed,
+        st.violations.len(),
+        st.needless,
+        100.0 * st.needless as f64 / (st.drawn - st.passed).max(1) as f64
     );
-    assert!(drawn >= 10_000, "only {drawn} calls drawn");
+    assert!(st.drawn >= min_calls, "only {} calls drawn", st.drawn);
     assert!(
-        violations.is_empty(),
+        st.violations.is_empty(),
         "{}",
-        violations[..violations.len().min(5)].join("\n")
+        st.violations[..st.violations.len().min(5)].join("\n")
+    );
+}
+
+#[test]
+fn guards_that_pass_keep_every_decision() {
+    let calls = std::env::var("SYMALIAS_GUARD_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    report(
+        "§5 programs",
+        &harness(programs(), calls, 0x6a7d, false),
+        10_000,
     );
 }
 
@@ -300,63 +314,14 @@ fn corpus_programs() -> Vec<(String, Value)> {
 
 #[test]
 fn guards_that_pass_keep_every_decision_on_the_symbolic_corpus() {
-    let calls: usize = std::env::var("SYMALIAS_GUARD_CORPUS_CALLS")
+    let calls = std::env::var("SYMALIAS_GUARD_CORPUS_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
-    let mut solver = Solver::default();
-    let mut rng = Rng(0x5eed);
-    let (mut drawn, mut passed, mut needless, mut violations) = (0, 0, 0, Vec::new());
-    for (id, doc) in corpus_programs() {
-        let p: Program = serde_json::from_value(doc.clone()).unwrap();
-        let Ok(compiled) = run_program(&p, &mut solver) else {
-            continue;
-        };
-        let guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
-        let symbols: BTreeMap<String, String> =
-            serde_json::from_value(compiled["symbols"].clone()).unwrap();
-        let want = decisions(&compiled);
-        for _ in 0..calls {
-            let Some(at) = draw_symbols(&doc, &mut rng) else {
-                continue;
-            };
-            let Some((call_json, concrete)) = make_call(&doc, &at, &mut rng) else {
-                continue;
-            };
-            let mut call_json = call_json;
-            add_symbol_sources(&mut call_json, &symbols, &at);
-            let call: Call = serde_json::from_value(call_json).unwrap();
-            let Ok(outcome) = check(&guards, &symbols, &call) else {
-                continue;
-            };
-            let Ok(cp) = serde_json::from_value::<Program>(concrete) else {
-                continue;
-            };
-            let Ok(now) = run_program(&cp, &mut solver) else {
-                continue;
-            };
-            drawn += 1;
-            let same = decisions(&now) == want;
-            if outcome.pass {
-                passed += 1;
-                if !same {
-                    violations.push(format!("{id} at {at:?}: guards pass but decisions change\n  compiled {want}\n  now      {}", decisions(&now)));
-                }
-            } else if same {
-                needless += 1;
-            }
-        }
-    }
-    eprintln!(
-        "guard soundness (symbolic corpus): {drawn} calls, {passed} passed the guards, {} violations; {needless} needless failures ({:.1}% of the failing calls kept every decision)",
-        violations.len(),
-        100.0 * needless as f64 / (drawn - passed).max(1) as f64
-    );
-    assert!(drawn >= 1000, "only {drawn} calls drawn");
-    assert!(
-        violations.is_empty(),
-        "{}",
-        violations[..violations.len().min(5)].join("\n")
+    report(
+        "symbolic corpus",
+        &harness(corpus_programs(), calls, 0x5eed, true),
+        1000,
     );
 }
 

@@ -196,14 +196,8 @@ pub fn check(
                     .iter()
                     .map(|s| tensor(s))
                     .collect::<Result<Vec<_>, _>>()?;
-                if let Some(k) = ts.iter().position(|t| t.storage != ts[0].storage) {
-                    return Ok(fail(
-                        g,
-                        format!(
-                            "{} is no longer in the storage of {} (storage identity changed)",
-                            sources[k], sources[0]
-                        ),
-                    ));
+                if let Some(reason) = left_storage(sources, &ts) {
+                    return Ok(fail(g, reason));
                 }
                 for (k, t) in ts.iter().enumerate() {
                     let field =
@@ -248,14 +242,7 @@ pub fn check(
                 let mut pool = ExprPool::new();
                 let e = parse(&mut pool, expr)
                     .map_err(|err| CheckError::BadGuard(expr.clone(), err.to_string()))?;
-                let mut values: HashMap<String, i64> = HashMap::new();
-                for s in pool.symbols_of(e) {
-                    let name = pool.symbol_name(s).to_string();
-                    let src = symbols
-                        .get(&name)
-                        .ok_or_else(|| CheckError::UnboundSymbol(name.clone()))?;
-                    values.insert(name, bind(src, &input, &tensor)?);
-                }
+                let values = bind_symbols(&pool, e, symbols, &input, &tensor)?;
                 let v = pool.eval(e, &|s| values.get(pool.symbol_name(s)).copied());
                 match v {
                     Ok(Value::Bool(true)) => {}
@@ -277,14 +264,8 @@ pub fn check(
                     .iter()
                     .map(|s| tensor(s))
                     .collect::<Result<Vec<_>, _>>()?;
-                if let Some(k) = ts.iter().position(|t| t.storage != ts[0].storage) {
-                    return Ok(fail(
-                        g,
-                        format!(
-                            "{} is no longer in the storage of {} (storage identity changed)",
-                            members[k], members[0]
-                        ),
-                    ));
+                if let Some(reason) = left_storage(&members, &ts) {
+                    return Ok(fail(g, reason));
                 }
                 let views = ts
                     .iter()
@@ -351,7 +332,22 @@ fn eval_int<'a>(
     let mut pool = ExprPool::new();
     let e = parse(&mut pool, text)
         .map_err(|err| CheckError::BadGuard(text.to_string(), err.to_string()))?;
-    let mut values: HashMap<String, i64> = HashMap::new();
+    let values = bind_symbols(&pool, e, symbols, input, tensor)?;
+    Ok(pool
+        .eval(e, &|s| values.get(pool.symbol_name(s)).copied())
+        .ok()
+        .and_then(Value::as_int))
+}
+
+/// The value of every symbol of `e`, read from the call through its source.
+fn bind_symbols<'a>(
+    pool: &ExprPool,
+    e: crate::expr::ExprId,
+    symbols: &BTreeMap<String, String>,
+    input: &dyn Fn(&str) -> Result<&'a CallInput, CheckError>,
+    tensor: &dyn Fn(&str) -> Result<&'a CallTensor, CheckError>,
+) -> Result<HashMap<String, i64>, CheckError> {
+    let mut values = HashMap::new();
     for s in pool.symbols_of(e) {
         let name = pool.symbol_name(s).to_string();
         let src = symbols
@@ -359,10 +355,17 @@ fn eval_int<'a>(
             .ok_or_else(|| CheckError::UnboundSymbol(name.clone()))?;
         values.insert(name, bind(src, input, tensor)?);
     }
-    Ok(pool
-        .eval(e, &|s| values.get(pool.symbol_name(s)).copied())
-        .ok()
-        .and_then(Value::as_int))
+    Ok(values)
+}
+
+/// Why the tensors no longer share the first one's storage, if they do not.
+fn left_storage<S: AsRef<str>>(sources: &[S], ts: &[&CallTensor]) -> Option<String> {
+    let k = ts.iter().position(|t| t.storage != ts[0].storage)?;
+    Some(format!(
+        "{} is no longer in the storage of {} (storage identity changed)",
+        sources[k].as_ref(),
+        sources[0].as_ref()
+    ))
 }
 
 /// The value a source reads from the call.

@@ -47,3 +47,24 @@ impl Rng {
         lo + (self.next_u64() as u128 % span) as i64
     }
 }
+
+/// The §5 scenario programs under `tests/programs/`, by file name, sorted.
+pub fn programs() -> Vec<(String, serde_json::Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/programs")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                serde_json::from_str(&text).unwrap(),
+            )
+        })
+        .collect()
+}
