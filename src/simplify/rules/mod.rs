@@ -254,21 +254,25 @@ impl Applier<Sym, FactsAnalysis> for SpecApplier {
                 return vec![];
             }
         }
-        let mut subst = subst.clone();
-        if let Some(k) = &self.compute {
-            let mut args = Vec::with_capacity(k.args.len());
-            for a in k.args {
-                match facts(a).constant() {
-                    Some(v) => args.push(v),
-                    None => return vec![],
-                }
+        let Some(k) = &self.compute else {
+            return self
+                .rhs
+                .apply_one(egraph, eclass, subst, searcher_ast, rule_name);
+        };
+        let mut args = Vec::with_capacity(k.args.len());
+        for a in k.args {
+            match facts(a).constant() {
+                Some(v) => args.push(v),
+                None => return vec![],
             }
-            let Some(v) = (k.f)(&args).and_then(|v| i64::try_from(v).ok()) else {
-                return vec![];
-            };
-            let id = egraph.add(Sym::Num(v));
-            subst.insert(self.var(k.out), id);
         }
+        let Some(v) = (k.f)(&args).and_then(|v| i64::try_from(v).ok()) else {
+            return vec![];
+        };
+        // Only rules with a computed constant need their own substitution.
+        let mut subst = subst.clone();
+        let id = egraph.add(Sym::Num(v));
+        subst.insert(self.var(k.out), id);
         self.rhs
             .apply_one(egraph, eclass, &subst, searcher_ast, rule_name)
     }

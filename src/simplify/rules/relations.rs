@@ -20,7 +20,16 @@ pub(super) fn rules() -> Vec<RuleSpec> {
     let r = |name, lhs, rhs| rule("relations", name, lhs, rhs);
     let b = |name, lhs, rhs| rule("booleans", name, lhs, rhs);
     let cd = |rest: Cond| Cond::All(vec![Cond::Const("c"), Cond::Const("d"), rest]);
-    let consts = || Cond::All(vec![Cond::Const("c"), Cond::Const("d")]);
+    // x + c OP d  →  x OP k with k = d - c, for constants c and d.
+    let shift = |name, lhs, rhs| {
+        r(name, lhs, rhs)
+            .when(Cond::All(vec![Cond::Const("c"), Cond::Const("d")]))
+            .computing(Compute {
+                out: "k",
+                args: &["d", "c"],
+                f: |a| a[0].checked_sub(a[1]),
+            })
+    };
     vec![
         // Decided by the bounds of the two sides.
         r("lt-true", "(< ?a ?b)", "True").when(Cond::Lt("a", "b")),
@@ -51,48 +60,12 @@ pub(super) fn rules() -> Vec<RuleSpec> {
         r("eq-unit-factor", "(== (* ?a ?b) ?b)", "(== ?a 1)").when(Cond::NonZero("b")),
         r("ne-unit-factor", "(!= (* ?a ?b) ?b)", "(!= ?a 1)").when(Cond::NonZero("b")),
         // Move a constant summand across: x + c OP d  →  x OP d - c.
-        r("lt-shift", "(< (+ ?x ?c) ?d)", "(< ?x ?k)")
-            .when(consts())
-            .computing(Compute {
-                out: "k",
-                args: &["d", "c"],
-                f: |a| a[0].checked_sub(a[1]),
-            }),
-        r("lt-shift-right", "(< ?d (+ ?x ?c))", "(< ?k ?x)")
-            .when(consts())
-            .computing(Compute {
-                out: "k",
-                args: &["d", "c"],
-                f: |a| a[0].checked_sub(a[1]),
-            }),
-        r("le-shift", "(<= (+ ?x ?c) ?d)", "(<= ?x ?k)")
-            .when(consts())
-            .computing(Compute {
-                out: "k",
-                args: &["d", "c"],
-                f: |a| a[0].checked_sub(a[1]),
-            }),
-        r("le-shift-right", "(<= ?d (+ ?x ?c))", "(<= ?k ?x)")
-            .when(consts())
-            .computing(Compute {
-                out: "k",
-                args: &["d", "c"],
-                f: |a| a[0].checked_sub(a[1]),
-            }),
-        r("eq-shift", "(== (+ ?x ?c) ?d)", "(== ?x ?k)")
-            .when(consts())
-            .computing(Compute {
-                out: "k",
-                args: &["d", "c"],
-                f: |a| a[0].checked_sub(a[1]),
-            }),
-        r("ne-shift", "(!= (+ ?x ?c) ?d)", "(!= ?x ?k)")
-            .when(consts())
-            .computing(Compute {
-                out: "k",
-                args: &["d", "c"],
-                f: |a| a[0].checked_sub(a[1]),
-            }),
+        shift("lt-shift", "(< (+ ?x ?c) ?d)", "(< ?x ?k)"),
+        shift("lt-shift-right", "(< ?d (+ ?x ?c))", "(< ?k ?x)"),
+        shift("le-shift", "(<= (+ ?x ?c) ?d)", "(<= ?x ?k)"),
+        shift("le-shift-right", "(<= ?d (+ ?x ?c))", "(<= ?k ?x)"),
+        shift("eq-shift", "(== (+ ?x ?c) ?d)", "(== ?x ?k)"),
+        shift("ne-shift", "(!= (+ ?x ?c) ?d)", "(!= ?x ?k)"),
         // Solve c*x OP d for a constant c > 0: x < ceil(d/c), x <= floor(d/c).
         r("lt-scale", "(< (* ?c ?x) ?d)", "(< ?x ?k)")
             .when(cd(Cond::Pos("c")))
