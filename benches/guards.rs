@@ -7,7 +7,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use symalias::guards::check::{check, Call, CallInput, CallTensor};
-use symalias::guards::Guard;
+use symalias::guards::{Guard, GuardKind};
 use symalias::overlap::{analyze_views, View, DEFAULT_BUDGET};
 
 fn call(k: usize) -> Call {
@@ -32,10 +32,13 @@ fn call(k: usize) -> Call {
 fn guard(k: usize) -> Guard {
     let name = |i: usize| format!("L['args'][{i}]");
     let over: Vec<usize> = vec![0, 1, 2, 3, 4, k - 1];
-    Guard::StorageOverlap {
-        overlapping: over.iter().map(|&i| name(i)).collect(),
-        non_overlapping: (5..k - 1).map(name).collect(),
-    }
+    Guard::new(
+        GuardKind::StorageOverlap {
+            overlapping: over.iter().map(|&i| name(i)).collect(),
+            non_overlapping: (5..k - 1).map(name).collect(),
+        },
+        "bench",
+    )
 }
 
 fn naive(c: &Call) -> Vec<usize> {

@@ -205,10 +205,16 @@ fn overlap_batch_reports_bad_cases_and_continues() {
     );
     let v: serde_json::Value = serde_json::from_str(text(&hint_only.stdout).trim()).unwrap();
     assert_eq!(v["invariant"], serde_json::Value::Null);
+    assert_eq!(v["guards"][0]["kind"], "storage_overlap");
+    assert_eq!(v["guards"][0]["overlapping"], serde_json::json!([]));
     assert_eq!(
-        v["guards"],
-        serde_json::json!([{"kind": "storage_overlap", "overlapping": [], "non_overlapping": ["L['x']", "L['y']"]}])
+        v["guards"][0]["non_overlapping"],
+        serde_json::json!(["L['x']", "L['y']"])
     );
+    assert!(v["guards"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no proof was asked for"));
     assert!(text(&out.stderr).contains("7 case(s) had errors"));
 }
 
@@ -348,36 +354,58 @@ fn write_tmp(name: &str, v: &serde_json::Value) -> String {
 
 #[test]
 fn check_guards_passes_fails_and_rejects_bad_calls() {
+    // One guard of every kind.
     let result = serde_json::json!({
         "guards": [
-            {"kind": "duplicate_input", "kept": "L['a']", "dupe": "L['b']"},
+            {"kind": "duplicate_input", "kept": "L['a']", "dupe": "L['b']", "reason": "b was removed"},
+            {"kind": "distinct_objects", "mutated": ["L['c']"], "others": ["L['e']"]},
+            {"kind": "storage_partition", "groups": [["L['c']", "L['d']", "L['e']"]], "others": ["L['a']"]},
             {"kind": "shape", "expr": "10 <= s0"},
-            {"kind": "storage_overlap", "overlapping": ["L['c']", "L['d']"], "non_overlapping": ["L['e']"]}
+            {"kind": "layout", "sources": ["L['c']"], "sizes": [["5"]], "strides": [["1"]], "storage_offsets": ["0"]},
+            {"kind": "any_of", "alternatives": [
+                [{"kind": "shape", "expr": "s0 <= 30"}],
+                [{"kind": "storage_overlap", "overlapping": ["L['c']", "L['d']"], "non_overlapping": ["L['e']"]}]
+            ]}
         ],
         "symbols": {"s0": "L['x'].size()[0]"}
     });
     let t = |obj: &str, storage: &str, size: i64, off: i64| serde_json::json!({"object": obj, "storage": storage, "sizes": [size], "strides": [1], "storage_offset": off});
-    let call = |a_obj: &str, n: i64, d_off: i64, e_storage: &str| {
+    // (b's object, a's storage, e's object, e's storage, n, c's offset, d's offset)
+    let call = |b: &str, a_st: &str, e: &str, e_st: &str, n: i64, c_off: i64, d_off: i64| {
         serde_json::json!({"inputs": [
-            {"source": "L['a']", "tensor": t("a", "A", 3, 0)},
-            {"source": "L['b']", "tensor": t(a_obj, "A", 3, 0)},
+            {"source": "L['a']", "tensor": t("a", a_st, 3, 0)},
+            {"source": "L['b']", "tensor": t(b, a_st, 3, 0)},
             {"source": "L['x']", "tensor": t("x", "X", n, 0)},
-            {"source": "L['c']", "tensor": t("c", "S", 5, 0)},
+            {"source": "L['c']", "tensor": t("c", "S", 5, c_off)},
             {"source": "L['d']", "tensor": t("d", "S", 5, d_off)},
-            {"source": "L['e']", "tensor": t("e", e_storage, 5, 10)}
+            {"source": "L['e']", "tensor": t(e, e_st, 5, 10)}
         ]})
     };
     let r = write_tmp("result.json", &result);
     let cases = [
-        (call("a", 20, 4, "S"), 0, ""),
-        (call("b", 20, 4, "S"), 1, "L['a'] is L['b']"),
-        (call("a", 9, 4, "S"), 1, "10 <= s0"),
+        (call("a", "A", "e", "S", 20, 0, 4), 0, ""),
+        (call("b", "A", "e", "S", 20, 0, 4), 1, "L['a'] is L['b']"),
         (
-            call("a", 20, 6, "S"),
+            call("a", "A", "c", "S", 20, 0, 4),
             1,
-            "check_overlapping(overlapping=[L['c'], L['d']], non_overlapping=[L['e']])",
+            "distinct_objects(mutated=[L['c']], others=[L['e']])",
         ),
-        (call("a", 20, 4, "T"), 1, "check_overlapping"),
+        (call("a", "S", "e", "S", 20, 0, 4), 1, "storage_partition("),
+        (call("a", "A", "e", "T", 20, 0, 4), 1, "storage_partition("),
+        // Shape guards print sources for symbols.
+        (call("a", "A", "e", "S", 9, 0, 4), 1, "10 <= L['x'].size()[0]"),
+        (
+            call("a", "A", "e", "S", 20, 1, 4),
+            1,
+            "same_storage_and_layout(L['c']: size (5), stride (1), offset 0)",
+        ),
+        // The fast path fails, the exact fallback holds: pass.
+        (call("a", "A", "e", "S", 40, 0, 4), 0, ""),
+        (
+            call("a", "A", "e", "S", 40, 0, 6),
+            1,
+            "(L['x'].size()[0] <= 30) or (check_overlapping(overlapping=[L['c'], L['d']], non_overlapping=[L['e']]))",
+        ),
     ];
     for (k, (c, code, failed)) in cases.iter().enumerate() {
         let path = write_tmp(&format!("call{k}.json"), c);
@@ -385,7 +413,8 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
         assert_eq!(
             out.status.code(),
             Some(*code),
-            "case {k}: {}",
+            "case {k}: {} {}",
+            text(&out.stdout),
             text(&out.stderr)
         );
         let v: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();

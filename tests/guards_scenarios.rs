@@ -4,9 +4,8 @@
 
 use serde_json::json;
 use symalias::expr::{parse, ExprPool};
-use symalias::io::{
-    parse_line, run_overlap_case, Guard, OverlapCase, OverlapOptions, OverlapResult,
-};
+use symalias::guards::GuardKind;
+use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions, OverlapResult};
 use symalias_solver::Solver;
 
 fn run(case: serde_json::Value) -> OverlapResult {
@@ -30,8 +29,8 @@ fn holds(guard: &str, at: &[(&str, i64)]) -> bool {
 fn shape_guards(r: &OverlapResult) -> Vec<String> {
     r.guards
         .iter()
-        .map(|g| match g {
-            Guard::Shape { expr } => expr.clone(),
+        .map(|g| match &g.kind {
+            GuardKind::Shape { expr } => expr.clone(),
             other => panic!("expected only shape guards, got {other:?}"),
         })
         .collect()

@@ -11,9 +11,7 @@ use common::views::brute_group;
 use proptest::prelude::*;
 use serde_json::json;
 use symalias::expr::{parse, ExprPool};
-use symalias::io::{
-    parse_line, run_overlap_case, Guard, OverlapCase, OverlapOptions, OverlapResult,
-};
+use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions, OverlapResult};
 use symalias::overlap::View;
 use symalias_solver::Solver;
 
@@ -163,7 +161,7 @@ proptest! {
             }
             None => prop_assert!(!r.guards.is_empty()),
         }
-        let shapes: Vec<&str> = r.guards.iter().filter_map(|g| match g { Guard::Shape { expr } => Some(expr.as_str()), _ => None }).collect();
+        let shapes: Vec<&str> = r.guards.iter().filter_map(|g| match &g.kind { symalias::guards::GuardKind::Shape { expr } => Some(expr.as_str()), _ => None }).collect();
         if !shapes.is_empty() {
             let hint: Vec<i64> = syms.iter().map(|s| s.hint).collect();
             prop_assert!(shapes.iter().all(|g| guard_holds(g, &hint)), "a guard fails at the hints: {:?}", shapes);

@@ -6,11 +6,14 @@
 //! call's tensor `L['x']`; any other source reads the input's `value`. The
 //! StorageOverlap partition is re-decided exactly with the overlap module's
 //! sweep (O(k log k) plus the pairs whose extents meet), not pairwise.
+//!
+//! [`GuardSet::new`] does the per-list work once (parsing expressions,
+//! resolving symbol sources); [`GuardSet::check`] is the per-call part.
 
-use super::model::Guard;
-use crate::expr::{parse, ExprPool, Value};
+use super::model::{Guard, GuardKind};
+use crate::expr::{parse, ExprId, ExprPool, Symbol, Value};
 use crate::overlap::{analyze_views, Verdict as PairVerdict, View, DEFAULT_BUDGET};
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -72,6 +75,9 @@ pub struct Outcome {
     /// Why it fails.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Position of the failing guard in the list.
+    #[serde(skip)]
+    pub index: Option<usize>,
 }
 
 /// The call does not fit the guards (bad input, not a failing guard).
@@ -97,23 +103,17 @@ pub enum CheckError {
     BadTensor(String, String),
 }
 
-fn fail(g: &Guard, reason: String) -> Outcome {
-    Outcome {
-        pass: false,
-        failed: Some(g.text()),
-        reason: Some(reason),
-    }
-}
-
 /// Checks `guards` in order on `call`; `symbols` maps symbol names to sources.
+/// (One-off form of [`GuardSet`]; a compiler checking many calls against one
+/// list builds the set once.)
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use symalias::guards::{check::{check, Call}, Guard};
-/// let guards = vec![Guard::StorageOverlap {
+/// use symalias::guards::{check::{check, Call}, Guard, GuardKind};
+/// let guards = vec![Guard::new(GuardKind::StorageOverlap {
 ///     overlapping: vec!["L['a']".into(), "L['b']".into()],
 ///     non_overlapping: vec!["L['c']".into()],
-/// }];
+/// }, "the graph mutates L['a'] through a synthetic base")];
 /// let call = |b_offset: i64| -> Call { serde_json::from_value(serde_json::json!({"inputs": [
 ///     {"source": "L['a']", "tensor": {"object": "a", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": 0}},
 ///     {"source": "L['b']", "tensor": {"object": "b", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": b_offset}},
@@ -127,253 +127,178 @@ pub fn check(
     symbols: &BTreeMap<String, String>,
     call: &Call,
 ) -> Result<Outcome, CheckError> {
-    let by_source: HashMap<&str, &CallInput> =
-        call.inputs.iter().map(|x| (x.source.as_str(), x)).collect();
-    let input = |s: &str| {
-        by_source
-            .get(s)
-            .copied()
-            .ok_or_else(|| CheckError::MissingSource(s.to_string()))
-    };
-    let tensor = |s: &str| {
-        input(s)?
-            .tensor
-            .as_ref()
-            .ok_or_else(|| CheckError::NotATensor(s.to_string()))
-    };
-    for g in guards {
-        match g {
-            Guard::DistinctObjects { sources } => {
-                let mut seen: HashMap<&str, &str> = HashMap::new();
-                for s in sources {
-                    let t = tensor(s)?;
-                    if let Some(prev) = seen.insert(t.object.as_str(), s.as_str()) {
-                        return Ok(fail(g, format!("{prev} and {s} are now the same object")));
-                    }
+    GuardSet::new(guards, symbols)?.check(call)
+}
+
+/// Where a symbol's value is read from.
+#[derive(Clone, Debug)]
+enum Read {
+    Size(usize),
+    Stride(usize),
+    Offset,
+    Value,
+}
+
+/// An expression with the symbols it reads.
+#[derive(Clone, Debug)]
+struct Expr {
+    id: ExprId,
+    /// (symbol, source index, what to read)
+    reads: Vec<(Symbol, usize, Read)>,
+}
+
+/// A guard prepared for checking: sources are indices into `GuardSet::sources`.
+#[derive(Clone, Debug)]
+enum Prepared {
+    StorageOverlap {
+        members: Vec<usize>,
+        overlapping: usize,
+    },
+    Shape(Expr),
+    Layout {
+        members: Vec<usize>,
+        sizes: Vec<Vec<Expr>>,
+        strides: Vec<Vec<Expr>>,
+        offsets: Vec<Expr>,
+    },
+    DistinctObjects {
+        mutated: Vec<usize>,
+        others: Vec<usize>,
+    },
+    StoragePartition {
+        groups: Vec<Vec<usize>>,
+        others: Vec<usize>,
+    },
+    DuplicateInput {
+        kept: usize,
+        dupe: usize,
+    },
+    AnyOf(Vec<Vec<Prepared>>),
+}
+
+/// A guard list prepared for checking many calls.
+#[derive(Debug)]
+pub struct GuardSet {
+    guards: Vec<Guard>,
+    symbols: BTreeMap<String, String>,
+    pool: ExprPool,
+    /// Every source a guard or a symbol reads.
+    sources: Vec<String>,
+    prepared: Vec<Prepared>,
+}
+
+struct Builder<'a> {
+    symbols: &'a BTreeMap<String, String>,
+    pool: ExprPool,
+    sources: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Builder<'_> {
+    fn source(&mut self, s: &str) -> usize {
+        if let Some(&k) = self.index.get(s) {
+            return k;
+        }
+        self.sources.push(s.to_string());
+        self.index.insert(s.to_string(), self.sources.len() - 1);
+        self.sources.len() - 1
+    }
+
+    fn sources(&mut self, xs: &[String]) -> Vec<usize> {
+        xs.iter().map(|s| self.source(s)).collect()
+    }
+
+    fn expr(&mut self, text: &str) -> Result<Expr, CheckError> {
+        let id = parse(&mut self.pool, text)
+            .map_err(|err| CheckError::BadGuard(text.to_string(), err.to_string()))?;
+        let mut reads = Vec::new();
+        for s in self.pool.symbols_of(id) {
+            let name = self.pool.symbol_name(s).to_string();
+            let src = self
+                .symbols
+                .get(&name)
+                .ok_or_else(|| CheckError::UnboundSymbol(name.clone()))?
+                .clone();
+            let (base, read) = parse_source(&src)?;
+            reads.push((s, self.source(base), read));
+        }
+        Ok(Expr { id, reads })
+    }
+
+    fn exprs(&mut self, xs: &[String]) -> Result<Vec<Expr>, CheckError> {
+        xs.iter().map(|x| self.expr(x)).collect()
+    }
+
+    fn prepare(&mut self, g: &GuardKind) -> Result<Prepared, CheckError> {
+        Ok(match g {
+            GuardKind::StorageOverlap {
+                overlapping,
+                non_overlapping,
+            } => {
+                let mut members = self.sources(overlapping);
+                members.extend(self.sources(non_overlapping));
+                Prepared::StorageOverlap {
+                    members,
+                    overlapping: overlapping.len(),
                 }
             }
-            Guard::StoragePartition { groups } => {
-                let mut owner: HashMap<&str, usize> = HashMap::new();
-                for (k, grp) in groups.iter().enumerate() {
-                    let mut first: Option<&str> = None;
-                    for s in grp {
-                        let st = tensor(s)?.storage.as_str();
-                        match first {
-                            None => first = Some(st),
-                            Some(f) if f != st => {
-                                return Ok(fail(
-                                    g,
-                                    format!(
-                                        "{s} left the storage of {} (storage identity changed)",
-                                        grp[0]
-                                    ),
-                                ));
-                            }
-                            _ => {}
-                        }
-                        if let Some(&other) = owner.get(st) {
-                            if other != k {
-                                return Ok(fail(g, format!("{s} now shares a storage with {} (distinct at compile time)", groups[other][0])));
-                            }
-                        }
-                        owner.insert(st, k);
-                    }
-                }
-            }
-            Guard::DuplicateInput { kept, dupe } => {
-                let (a, b) = (tensor(kept)?, tensor(dupe)?);
-                if a.object != b.object {
-                    return Ok(fail(g, format!("{kept} and {dupe} are different objects")));
-                }
-            }
-            Guard::Layout {
+            GuardKind::Shape { expr } => Prepared::Shape(self.expr(expr)?),
+            GuardKind::Layout {
                 sources,
                 sizes,
                 strides,
                 storage_offsets,
             } => {
-                let ts = sources
-                    .iter()
-                    .map(|s| tensor(s))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if let Some(reason) = left_storage(sources, &ts) {
-                    return Ok(fail(g, reason));
-                }
-                for (k, t) in ts.iter().enumerate() {
-                    let field =
-                        |what: &str, want: &str, got: i64| -> Result<Option<String>, CheckError> {
-                            let v = eval_int(want, symbols, &input, &tensor)?;
-                            Ok((v != Some(got)).then(|| {
-                                format!(
-                                    "{} {what} is {got}, compiled for {want}{}",
-                                    sources[k],
-                                    v.map_or(String::new(), |v| format!(" = {v}"))
-                                )
-                            }))
-                        };
-                    if t.sizes.len() != sizes[k].len() {
-                        return Ok(fail(
-                            g,
-                            format!(
-                                "{} has rank {}, compiled for {}",
-                                sources[k],
-                                t.sizes.len(),
-                                sizes[k].len()
-                            ),
-                        ));
-                    }
-                    for d in 0..t.sizes.len() {
-                        if let Some(r) = field(&format!("size {d}"), &sizes[k][d], t.sizes[d])? {
-                            return Ok(fail(g, r));
-                        }
-                        if let Some(r) =
-                            field(&format!("stride {d}"), &strides[k][d], t.strides[d])?
-                        {
-                            return Ok(fail(g, r));
-                        }
-                    }
-                    if let Some(r) = field("storage offset", &storage_offsets[k], t.storage_offset)?
-                    {
-                        return Ok(fail(g, r));
-                    }
-                }
-            }
-            Guard::Shape { expr } => {
-                let mut pool = ExprPool::new();
-                let e = parse(&mut pool, expr)
-                    .map_err(|err| CheckError::BadGuard(expr.clone(), err.to_string()))?;
-                let values = bind_symbols(&pool, e, symbols, &input, &tensor)?;
-                let v = pool.eval(e, &|s| values.get(pool.symbol_name(s)).copied());
-                match v {
-                    Ok(Value::Bool(true)) => {}
-                    Ok(other) => {
-                        let mut at: Vec<String> =
-                            values.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                        at.sort();
-                        return Ok(fail(g, format!("{other} at {}", at.join(", "))));
-                    }
-                    Err(err) => return Ok(fail(g, err.to_string())),
-                }
-            }
-            Guard::StorageOverlap {
-                overlapping,
-                non_overlapping,
-            } => {
-                let members: Vec<&String> = overlapping.iter().chain(non_overlapping).collect();
-                let ts = members
-                    .iter()
-                    .map(|s| tensor(s))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if let Some(reason) = left_storage(&members, &ts) {
-                    return Ok(fail(g, reason));
-                }
-                let views = ts
-                    .iter()
-                    .zip(&members)
-                    .map(|(t, s)| {
-                        let v = View {
-                            sizes: t.sizes.clone(),
-                            strides: t.strides.clone(),
-                            offset: t.storage_offset,
-                            itemsize: t.itemsize,
-                        };
-                        v.validate()
-                            .map(|_| v)
-                            .map_err(|e| CheckError::BadTensor(s.to_string(), e.to_string()))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let answer = analyze_views(&views, DEFAULT_BUDGET);
-                let now: HashSet<usize> = answer.overlapping.iter().copied().collect();
-                let want: HashSet<usize> = (0..overlapping.len()).collect();
-                if now != want {
-                    let undecided = answer
-                        .pairs
-                        .iter()
-                        .any(|p| matches!(p.2, PairVerdict::Undecided));
-                    let names = |xs: &HashSet<usize>| {
-                        let mut v: Vec<usize> = xs.iter().copied().collect();
-                        v.sort();
-                        v.iter()
-                            .map(|&i| members[i].as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    };
-                    return Ok(fail(
-                        g,
-                        format!(
-                            "the overlapping set is now [{}]{}",
-                            names(&now),
-                            if undecided {
-                                " (some pair undecided within the search budget)"
-                            } else {
-                                ""
-                            }
-                        ),
+                let k = sources.len();
+                if sizes.len() != k || strides.len() != k || storage_offsets.len() != k {
+                    return Err(CheckError::BadGuard(
+                        "layout".into(),
+                        "sources, sizes, strides and storage_offsets differ in length".into(),
                     ));
                 }
+                if let Some(j) = (0..k).find(|&j| sizes[j].len() != strides[j].len()) {
+                    return Err(CheckError::BadGuard(
+                        format!("layout of {}", sources[j]),
+                        "sizes and strides differ in length".into(),
+                    ));
+                }
+                Prepared::Layout {
+                    members: self.sources(sources),
+                    sizes: sizes
+                        .iter()
+                        .map(|x| self.exprs(x))
+                        .collect::<Result<_, _>>()?,
+                    strides: strides
+                        .iter()
+                        .map(|x| self.exprs(x))
+                        .collect::<Result<_, _>>()?,
+                    offsets: self.exprs(storage_offsets)?,
+                }
             }
-        }
+            GuardKind::DistinctObjects { mutated, others } => Prepared::DistinctObjects {
+                mutated: self.sources(mutated),
+                others: self.sources(others),
+            },
+            GuardKind::StoragePartition { groups, others } => Prepared::StoragePartition {
+                groups: groups.iter().map(|g| self.sources(g)).collect(),
+                others: self.sources(others),
+            },
+            GuardKind::DuplicateInput { kept, dupe } => Prepared::DuplicateInput {
+                kept: self.source(kept),
+                dupe: self.source(dupe),
+            },
+            GuardKind::AnyOf { alternatives } => Prepared::AnyOf(
+                alternatives
+                    .iter()
+                    .map(|alt| alt.iter().map(|g| self.prepare(g)).collect())
+                    .collect::<Result<_, _>>()?,
+            ),
+        })
     }
-    Ok(Outcome {
-        pass: true,
-        failed: None,
-        reason: None,
-    })
 }
 
-/// An integer expression at the call's symbol values (`None` if it cannot be
-/// evaluated, e.g. division by zero: then it matches nothing).
-fn eval_int<'a>(
-    text: &str,
-    symbols: &BTreeMap<String, String>,
-    input: &dyn Fn(&str) -> Result<&'a CallInput, CheckError>,
-    tensor: &dyn Fn(&str) -> Result<&'a CallTensor, CheckError>,
-) -> Result<Option<i64>, CheckError> {
-    let mut pool = ExprPool::new();
-    let e = parse(&mut pool, text)
-        .map_err(|err| CheckError::BadGuard(text.to_string(), err.to_string()))?;
-    let values = bind_symbols(&pool, e, symbols, input, tensor)?;
-    Ok(pool
-        .eval(e, &|s| values.get(pool.symbol_name(s)).copied())
-        .ok()
-        .and_then(Value::as_int))
-}
-
-/// The value of every symbol of `e`, read from the call through its source.
-fn bind_symbols<'a>(
-    pool: &ExprPool,
-    e: crate::expr::ExprId,
-    symbols: &BTreeMap<String, String>,
-    input: &dyn Fn(&str) -> Result<&'a CallInput, CheckError>,
-    tensor: &dyn Fn(&str) -> Result<&'a CallTensor, CheckError>,
-) -> Result<HashMap<String, i64>, CheckError> {
-    let mut values = HashMap::new();
-    for s in pool.symbols_of(e) {
-        let name = pool.symbol_name(s).to_string();
-        let src = symbols
-            .get(&name)
-            .ok_or_else(|| CheckError::UnboundSymbol(name.clone()))?;
-        values.insert(name, bind(src, input, tensor)?);
-    }
-    Ok(values)
-}
-
-/// Why the tensors no longer share the first one's storage, if they do not.
-fn left_storage<S: AsRef<str>>(sources: &[S], ts: &[&CallTensor]) -> Option<String> {
-    let k = ts.iter().position(|t| t.storage != ts[0].storage)?;
-    Some(format!(
-        "{} is no longer in the storage of {} (storage identity changed)",
-        sources[k].as_ref(),
-        sources[0].as_ref()
-    ))
-}
-
-/// The value a source reads from the call.
-fn bind<'a>(
-    src: &str,
-    input: &dyn Fn(&str) -> Result<&'a CallInput, CheckError>,
-    tensor: &dyn Fn(&str) -> Result<&'a CallTensor, CheckError>,
-) -> Result<i64, CheckError> {
+/// `L['x'].size()[0]` → (`L['x']`, size 0); a plain source reads `value`.
+fn parse_source(src: &str) -> Result<(&str, Read), CheckError> {
     let bad = |m: &str| CheckError::BadSource(src.to_string(), m.to_string());
     let index = |rest: &str| -> Result<usize, CheckError> {
         rest.strip_prefix('[')
@@ -382,27 +307,356 @@ fn bind<'a>(
             .ok_or_else(|| bad("expected `[i]` after the method"))
     };
     if let Some((base, rest)) = src.rsplit_once(".size()") {
-        let t = tensor(base)?;
-        let d = index(rest)?;
-        return t
-            .sizes
-            .get(d)
-            .copied()
-            .ok_or_else(|| bad("dimension out of range"));
+        return Ok((base, Read::Size(index(rest)?)));
     }
     if let Some((base, rest)) = src.rsplit_once(".stride()") {
-        let t = tensor(base)?;
-        let d = index(rest)?;
-        return t
-            .strides
-            .get(d)
-            .copied()
-            .ok_or_else(|| bad("dimension out of range"));
+        return Ok((base, Read::Stride(index(rest)?)));
     }
     if let Some(base) = src.strip_suffix(".storage_offset()") {
-        return Ok(tensor(base)?.storage_offset);
+        return Ok((base, Read::Offset));
     }
-    input(src)?
-        .value
-        .ok_or_else(|| bad("the input has no `value`"))
+    Ok((src, Read::Value))
+}
+
+/// The call's inputs for one check, by source index.
+struct Bound<'c> {
+    names: &'c [String],
+    inputs: Vec<Option<&'c CallInput>>,
+}
+
+impl<'c> Bound<'c> {
+    fn input(&self, k: usize) -> Result<&'c CallInput, CheckError> {
+        self.inputs[k].ok_or_else(|| CheckError::MissingSource(self.names[k].clone()))
+    }
+
+    fn tensor(&self, k: usize) -> Result<&'c CallTensor, CheckError> {
+        self.input(k)?
+            .tensor
+            .as_ref()
+            .ok_or_else(|| CheckError::NotATensor(self.names[k].clone()))
+    }
+
+    fn read(&self, k: usize, what: &Read, symbol: &str) -> Result<i64, CheckError> {
+        let bad = |m: &str| {
+            let src = match what {
+                Read::Size(d) => format!("{}.size()[{d}]", self.names[k]),
+                Read::Stride(d) => format!("{}.stride()[{d}]", self.names[k]),
+                Read::Offset => format!("{}.storage_offset()", self.names[k]),
+                Read::Value => self.names[k].clone(),
+            };
+            CheckError::BadSource(src, format!("{m} (symbol {symbol})"))
+        };
+        match what {
+            Read::Size(d) => self.tensor(k)?.sizes.get(*d).copied(),
+            Read::Stride(d) => self.tensor(k)?.strides.get(*d).copied(),
+            Read::Offset => Some(self.tensor(k)?.storage_offset),
+            Read::Value => {
+                return self
+                    .input(k)?
+                    .value
+                    .ok_or_else(|| bad("the input has no `value`"))
+            }
+        }
+        .ok_or_else(|| bad("dimension out of range"))
+    }
+}
+
+impl GuardSet {
+    /// Prepares `guards`; `symbols` maps the symbols of their expressions to
+    /// sources. Fails on an unparsable expression or a symbol without source.
+    pub fn new(guards: &[Guard], symbols: &BTreeMap<String, String>) -> Result<Self, CheckError> {
+        let mut b = Builder {
+            symbols,
+            pool: ExprPool::new(),
+            sources: Vec::new(),
+            index: HashMap::new(),
+        };
+        let prepared = guards
+            .iter()
+            .map(|g| b.prepare(&g.kind))
+            .collect::<Result<_, _>>()?;
+        Ok(GuardSet {
+            guards: guards.to_vec(),
+            symbols: symbols.clone(),
+            pool: b.pool,
+            sources: b.sources,
+            prepared,
+        })
+    }
+
+    /// Checks the guards in order on `call`: pass, or the first failing guard
+    /// (its text with sources for symbols) and why it fails.
+    pub fn check(&self, call: &Call) -> Result<Outcome, CheckError> {
+        let bound = self.bind(call);
+        for (i, p) in self.prepared.iter().enumerate() {
+            if let Some(reason) = self.holds(p, &bound)? {
+                return Ok(Outcome {
+                    pass: false,
+                    failed: Some(self.guards[i].kind.render(&self.symbols)),
+                    reason: Some(reason),
+                    index: Some(i),
+                });
+            }
+        }
+        Ok(Outcome {
+            pass: true,
+            failed: None,
+            reason: None,
+            index: None,
+        })
+    }
+
+    /// Resolves every source to the call's input. Calls usually list inputs
+    /// in the order the guards name them: try the next position first, and
+    /// index the call only when that fails.
+    fn bind<'c>(&'c self, call: &'c Call) -> Bound<'c> {
+        let mut index: Option<HashMap<&str, &CallInput>> = None;
+        let mut next = 0;
+        let inputs = self
+            .sources
+            .iter()
+            .map(|s| {
+                if let Some(x) = call.inputs.get(next).filter(|x| &x.source == s) {
+                    next += 1;
+                    return Some(x);
+                }
+                let m = index.get_or_insert_with(|| {
+                    call.inputs.iter().map(|x| (x.source.as_str(), x)).collect()
+                });
+                let x = m.get(s.as_str()).copied();
+                if let Some(x) = x {
+                    next = call
+                        .inputs
+                        .iter()
+                        .position(|y| std::ptr::eq(y, x))
+                        .unwrap_or(0)
+                        + 1;
+                }
+                x
+            })
+            .collect();
+        Bound {
+            names: &self.sources,
+            inputs,
+        }
+    }
+
+    /// The value of an expression at the call (`Ok(None)` when it cannot be
+    /// evaluated, e.g. a division by zero).
+    fn eval(&self, e: &Expr, b: &Bound) -> Result<Result<Value, String>, CheckError> {
+        let mut values: Vec<(Symbol, i64)> = Vec::with_capacity(e.reads.len());
+        for (s, k, what) in &e.reads {
+            values.push((*s, b.read(*k, what, self.pool.symbol_name(*s))?));
+        }
+        Ok(self
+            .pool
+            .eval(e.id, &|s| values.iter().find(|v| v.0 == s).map(|v| v.1))
+            .map_err(|err| err.to_string()))
+    }
+
+    fn at(&self, e: &Expr, b: &Bound) -> Result<String, CheckError> {
+        let mut at: Vec<String> = Vec::new();
+        for (s, k, what) in &e.reads {
+            at.push(format!(
+                "{}={}",
+                self.pool.symbol_name(*s),
+                b.read(*k, what, self.pool.symbol_name(*s))?
+            ));
+        }
+        at.sort();
+        Ok(at.join(", "))
+    }
+
+    /// `None` when the guard holds, else why not.
+    fn holds(&self, p: &Prepared, b: &Bound) -> Result<Option<String>, CheckError> {
+        let name = |k: usize| self.sources[k].as_str();
+        Ok(match p {
+            Prepared::DuplicateInput { kept, dupe } => (b.tensor(*kept)?.object
+                != b.tensor(*dupe)?.object)
+                .then(|| format!("{} and {} are different objects", name(*kept), name(*dupe))),
+            Prepared::DistinctObjects { mutated, others } => {
+                let mut seen: HashMap<&str, usize> = HashMap::new();
+                for &k in mutated {
+                    if let Some(prev) = seen.insert(b.tensor(k)?.object.as_str(), k) {
+                        return Ok(Some(format!(
+                            "{} and {} are now the same object",
+                            name(prev),
+                            name(k)
+                        )));
+                    }
+                }
+                for &k in others {
+                    if let Some(&prev) = seen.get(b.tensor(k)?.object.as_str()) {
+                        return Ok(Some(format!(
+                            "{} and {} are now the same object",
+                            name(prev),
+                            name(k)
+                        )));
+                    }
+                }
+                None
+            }
+            Prepared::StoragePartition { groups, others } => {
+                let mut owner: HashMap<&str, usize> = HashMap::new();
+                for (g, grp) in groups.iter().enumerate() {
+                    let Some(&first) = grp.first() else { continue };
+                    let st = b.tensor(first)?.storage.as_str();
+                    for &k in &grp[1..] {
+                        if b.tensor(k)?.storage != st {
+                            return Ok(Some(format!(
+                                "{} left the storage of {} (storage identity changed)",
+                                name(k),
+                                name(first)
+                            )));
+                        }
+                    }
+                    if let Some(other) = owner.insert(st, g) {
+                        return Ok(Some(format!(
+                            "{} now shares a storage with {} (distinct at compile time)",
+                            name(first),
+                            name(groups[other][0])
+                        )));
+                    }
+                }
+                for &k in others {
+                    if let Some(&g) = owner.get(b.tensor(k)?.storage.as_str()) {
+                        return Ok(Some(format!(
+                            "{} now shares a storage with {} (distinct at compile time)",
+                            name(k),
+                            name(groups[g][0])
+                        )));
+                    }
+                }
+                None
+            }
+            Prepared::Shape(e) => match self.eval(e, b)? {
+                Ok(Value::Bool(true)) => None,
+                Ok(other) => Some(format!("{other} at {}", self.at(e, b)?)),
+                Err(err) => Some(err),
+            },
+            Prepared::Layout {
+                members,
+                sizes,
+                strides,
+                offsets,
+            } => {
+                let ts = members
+                    .iter()
+                    .map(|&k| b.tensor(k))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if let Some(r) = left_storage(members, &ts, &self.sources) {
+                    return Ok(Some(r));
+                }
+                for (j, t) in ts.iter().enumerate() {
+                    let who = name(members[j]);
+                    if t.sizes.len() != sizes[j].len() {
+                        return Ok(Some(format!(
+                            "{who} has rank {}, compiled for {}",
+                            t.sizes.len(),
+                            sizes[j].len()
+                        )));
+                    }
+                    let fields = (0..t.sizes.len())
+                        .flat_map(|d| {
+                            [
+                                (format!("size {d}"), &sizes[j][d], t.sizes[d]),
+                                (format!("stride {d}"), &strides[j][d], t.strides[d]),
+                            ]
+                        })
+                        .chain(std::iter::once((
+                            "storage offset".to_string(),
+                            &offsets[j],
+                            t.storage_offset,
+                        )));
+                    for (what, want, got) in fields {
+                        let v = self.eval(want, b)?.ok().and_then(Value::as_int);
+                        if v != Some(got) {
+                            return Ok(Some(format!(
+                                "{who} {what} is {got}, compiled for {}{}",
+                                self.pool.display(want.id),
+                                v.map_or(String::new(), |v| format!(" = {v}"))
+                            )));
+                        }
+                    }
+                }
+                None
+            }
+            Prepared::StorageOverlap {
+                members,
+                overlapping,
+            } => {
+                let ts = members
+                    .iter()
+                    .map(|&k| b.tensor(k))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if let Some(r) = left_storage(members, &ts, &self.sources) {
+                    return Ok(Some(r));
+                }
+                let views = ts
+                    .iter()
+                    .zip(members)
+                    .map(|(t, &k)| {
+                        let v = View {
+                            sizes: t.sizes.clone(),
+                            strides: t.strides.clone(),
+                            offset: t.storage_offset,
+                            itemsize: t.itemsize,
+                        };
+                        v.validate()
+                            .map(|_| v)
+                            .map_err(|e| CheckError::BadTensor(name(k).to_string(), e.to_string()))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let answer = analyze_views(&views, DEFAULT_BUDGET);
+                // `answer.overlapping` is sorted; compile time listed the
+                // overlapping members first.
+                let same = answer.overlapping.len() == *overlapping
+                    && answer.overlapping.iter().enumerate().all(|(i, &j)| i == j);
+                if same {
+                    None
+                } else {
+                    let undecided = answer
+                        .pairs
+                        .iter()
+                        .any(|p| matches!(p.2, PairVerdict::Undecided));
+                    let now: Vec<&str> = answer
+                        .overlapping
+                        .iter()
+                        .map(|&i| name(members[i]))
+                        .collect();
+                    Some(format!(
+                        "the overlapping set is now [{}]{}",
+                        now.join(", "),
+                        if undecided {
+                            " (some pair undecided within the search budget)"
+                        } else {
+                            ""
+                        }
+                    ))
+                }
+            }
+            Prepared::AnyOf(alternatives) => {
+                let mut why = Vec::new();
+                'alt: for alt in alternatives {
+                    for g in alt {
+                        if let Some(r) = self.holds(g, b)? {
+                            why.push(r);
+                            continue 'alt;
+                        }
+                    }
+                    return Ok(None);
+                }
+                Some(why.join("; and "))
+            }
+        })
+    }
+}
+
+/// Why the tensors no longer share the first one's storage, if they do not.
+fn left_storage(members: &[usize], ts: &[&CallTensor], names: &[String]) -> Option<String> {
+    let k = ts.iter().position(|t| t.storage != ts[0].storage)?;
+    Some(format!(
+        "{} is no longer in the storage of {} (storage identity changed)",
+        names[members[k]], names[members[0]]
+    ))
 }

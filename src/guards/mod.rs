@@ -9,8 +9,9 @@
 
 pub mod check;
 pub mod model;
+pub mod plan;
 
-pub use model::Guard;
+pub use model::{Guard, GuardKind};
 
 use crate::expr::{BinOp, ExprId, ExprPool, Node, Symbol};
 

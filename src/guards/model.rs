@@ -1,27 +1,48 @@
-//! The guard model: what a later call must satisfy.
+//! The guard model: what a later call must satisfy, and why.
+//!
+//! A [`Guard`] is a condition ([`GuardKind`]) with the `reason` the analysis
+//! needs it for. A guard list is a conjunction. Rendering follows PyTorch's
+//! guard syntax; [`GuardKind::render`] prints symbols of expressions as their
+//! sources (`2 <= L['x'].size()[0]`).
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
-/// A guard: the StorageOverlap partition, a shape condition, or a
-/// duplicate-input identity.
+/// A guard: a condition and why the analysis depends on it.
+///
+/// In JSON the condition's fields and `reason` sit side by side:
+/// `{"kind": "duplicate_input", "kept": "L['a']", "dupe": "L['b']", "reason": "…"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Guard {
+    /// The condition.
+    #[serde(flatten)]
+    pub kind: GuardKind,
+    /// Why the analysis depends on it (empty when not known, e.g. read from
+    /// an older result).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+}
+
+/// The condition of a guard.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Guard {
-    /// Checked at run time: the same members overlap / are disjoint.
+pub enum GuardKind {
+    /// The members share one storage and exactly `overlapping` overlap some
+    /// other member (re-decided exactly at run time, sort-and-sweep).
     StorageOverlap {
         /// Sources of the members that overlap some other member.
         overlapping: Vec<String>,
         /// Sources of the members disjoint from all others.
         non_overlapping: Vec<String>,
     },
-    /// A condition over the symbols.
+    /// A condition over the symbols (§1 text; symbols are bound from sources).
     Shape {
         /// The condition, in §1 text.
         expr: String,
     },
     /// The inputs share one storage and have exactly these layouts (expressions
-    /// over the symbols): what the overlap decision of a symbolic group and the
-    /// views regenerated from a synthetic base (bug B6) depend on.
+    /// over the symbols): what an overlap proof and the views regenerated from
+    /// a synthetic base (bug B6) depend on.
     Layout {
         /// Sources of the members.
         sources: Vec<String>,
@@ -32,19 +53,25 @@ pub enum Guard {
         /// Per member: storage offset.
         storage_offsets: Vec<String>,
     },
-    /// These inputs are pairwise different objects (a later duplicate of a
-    /// mutated input would change the dedupe decision). One O(k) check.
+    /// Each of `mutated` is a different object from every other listed input
+    /// (a later duplicate of a mutated input would change the dedupe
+    /// decision). One O(k) check.
     DistinctObjects {
-        /// Sources of the inputs.
-        sources: Vec<String>,
+        /// Sources of the mutated inputs.
+        mutated: Vec<String>,
+        /// Sources of the other tensor inputs.
+        others: Vec<String>,
     },
-    /// The inputs' storages are partitioned as at compile time: members of a
-    /// group share one storage, different groups have different storages
-    /// (inputs distinct at compile time that alias later, #139789/B8; split
-    /// storages, B7). One O(k) check.
+    /// Each group's members share one storage, and no other group or listed
+    /// input is in it (split storages, B7; inputs distinct at compile time
+    /// that alias later, #139789/B8). One O(k) check.
     StoragePartition {
-        /// Groups of sources, one per compile-time storage.
+        /// Groups of sources, one per compile-time storage that holds a
+        /// mutated input.
         groups: Vec<Vec<String>>,
+        /// Other tensor inputs, which must stay out of the groups' storages.
+        #[serde(default)]
+        others: Vec<String>,
     },
     /// Two inputs are the same object (a removed duplicate): `<kept> is <dupe>`.
     DuplicateInput {
@@ -53,46 +80,89 @@ pub enum Guard {
         /// Source of the removed duplicate.
         dupe: String,
     },
+    /// Holds when all conditions of some alternative hold: a cheap fast path
+    /// first, an exact check after it (`(A and B) or C`).
+    AnyOf {
+        /// The alternatives, each a conjunction.
+        alternatives: Vec<Vec<GuardKind>>,
+    },
 }
 
 impl Guard {
-    /// PyTorch's text form (`check_overlapping(...)`, `L['a'] is L['b']`, the expression).
+    /// A guard with its reason.
+    pub fn new(kind: GuardKind, reason: impl Into<String>) -> Guard {
+        Guard {
+            kind,
+            reason: reason.into(),
+        }
+    }
+
+    /// PyTorch's text form, with symbols as printed (see [`GuardKind::render`]).
     pub fn text(&self) -> String {
+        self.kind.render(&BTreeMap::new())
+    }
+}
+
+fn list(xs: &[String]) -> String {
+    xs.join(", ")
+}
+
+impl GuardKind {
+    /// PyTorch's text form (`check_overlapping(...)`, `L['a'] is L['b']`, the
+    /// expression), with every symbol that `symbols` maps printed as its
+    /// source.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use symalias::guards::GuardKind;
+    /// let g = GuardKind::Shape { expr: "(2 <= s0) & Eq(Mod(s10, 8), 0)".into() };
+    /// let sources = BTreeMap::from([
+    ///     ("s0".to_string(), "L['x'].size()[0]".to_string()),
+    ///     ("s10".to_string(), "L['y'].size()[1]".to_string()),
+    /// ]);
+    /// assert_eq!(g.render(&sources), "(2 <= L['x'].size()[0]) & Eq(Mod(L['y'].size()[1], 8), 0)");
+    /// ```
+    pub fn render(&self, symbols: &BTreeMap<String, String>) -> String {
+        let sub = |e: &str| with_sources(e, symbols);
         match self {
-            Guard::StorageOverlap {
+            GuardKind::StorageOverlap {
                 overlapping,
                 non_overlapping,
             } => format!(
                 "check_overlapping(overlapping=[{}], non_overlapping=[{}])",
-                overlapping.join(", "),
-                non_overlapping.join(", ")
+                list(overlapping),
+                list(non_overlapping)
             ),
-            Guard::Shape { expr } => expr.clone(),
-            Guard::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
-            Guard::DistinctObjects { sources } => {
-                format!("distinct_objects({})", sources.join(", "))
-            }
-            Guard::StoragePartition { groups } => format!(
-                "storage_partition({})",
+            GuardKind::Shape { expr } => sub(expr),
+            GuardKind::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
+            GuardKind::DistinctObjects { mutated, others } => format!(
+                "distinct_objects(mutated=[{}], others=[{}])",
+                list(mutated),
+                list(others)
+            ),
+            GuardKind::StoragePartition { groups, others } => format!(
+                "storage_partition(groups=[{}], others=[{}])",
                 groups
                     .iter()
-                    .map(|g| format!("[{}]", g.join(", ")))
+                    .map(|g| format!("[{}]", list(g)))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                list(others)
             ),
-            Guard::Layout {
+            GuardKind::Layout {
                 sources,
                 sizes,
                 strides,
                 storage_offsets,
             } => {
+                let subs = |xs: &[String]| xs.iter().map(|x| sub(x)).collect::<Vec<_>>();
                 let one = |k: usize| {
                     format!(
                         "{}: size ({}), stride ({}), offset {}",
                         sources[k],
-                        sizes[k].join(", "),
-                        strides[k].join(", "),
-                        storage_offsets[k]
+                        list(&subs(&sizes[k])),
+                        list(&subs(&strides[k])),
+                        sub(&storage_offsets[k])
                     )
                 };
                 format!(
@@ -100,6 +170,89 @@ impl Guard {
                     (0..sources.len()).map(one).collect::<Vec<_>>().join("; ")
                 )
             }
+            GuardKind::AnyOf { alternatives } => alternatives
+                .iter()
+                .map(|alt| {
+                    let parts: Vec<String> = alt
+                        .iter()
+                        .map(|g| format!("({})", g.render(symbols)))
+                        .collect();
+                    if parts.len() == 1 {
+                        parts[0].clone()
+                    } else {
+                        format!("({})", parts.join(" and "))
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" or "),
         }
+    }
+}
+
+/// `text` with every identifier that `symbols` maps replaced by its source.
+fn with_sources(text: &str, symbols: &BTreeMap<String, String>) -> String {
+    if symbols.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    // The current word: an identifier (maybe dotted) or a number literal.
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match symbols.get(word.as_str()) {
+            Some(src) => out.push_str(src),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || (!word.is_empty() && c == '.') {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_replace_whole_symbols_only() {
+        let m = BTreeMap::from([("s1".to_string(), "L['n']".to_string())]);
+        assert_eq!(
+            with_sources("s1 + s11*s1 - 2.5e1", &m),
+            "L['n'] + s11*L['n'] - 2.5e1"
+        );
+        assert_eq!(with_sources("Max(1, s1)", &m), "Max(1, L['n'])");
+    }
+
+    #[test]
+    fn a_guard_round_trips_through_json_with_its_reason() {
+        let g = Guard::new(
+            GuardKind::AnyOf {
+                alternatives: vec![
+                    vec![GuardKind::Shape {
+                        expr: "s0 >= 10".into(),
+                    }],
+                    vec![GuardKind::StorageOverlap {
+                        overlapping: vec!["a".into(), "b".into()],
+                        non_overlapping: vec![],
+                    }],
+                ],
+            },
+            "because",
+        );
+        let v = serde_json::to_value(&g).unwrap();
+        assert_eq!(v["kind"], "any_of");
+        assert_eq!(v["reason"], "because");
+        assert_eq!(serde_json::from_value::<Guard>(v).unwrap(), g);
+        assert_eq!(
+            g.text(),
+            "(s0 >= 10) or (check_overlapping(overlapping=[a, b], non_overlapping=[]))"
+        );
     }
 }

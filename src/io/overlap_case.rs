@@ -5,7 +5,7 @@ use super::error::InputError;
 use super::load::{load_env, load_env_simplified, load_expr, Loaded};
 use super::types::{ExprField, Guard, OverlapCase, OverlapResult, PairResult, PairWitness};
 use crate::expr::ExprId;
-use crate::guards::compact_shape_guards;
+use crate::guards::{compact_shape_guards, GuardKind};
 use crate::overlap::{
     analyze_views, prove_case, PairProof, ProofOptions, SymTensor, Verdict, DEFAULT_BUDGET,
 };
@@ -135,9 +135,14 @@ pub fn run_overlap_case(
             .clone()
             .unwrap_or_else(|| format!("tensors[{i}]"))
     };
-    let storage_guard = || Guard::StorageOverlap {
-        overlapping: answer.overlapping.iter().map(|&i| source(i)).collect(),
-        non_overlapping: non_overlapping.iter().map(|&i| source(i)).collect(),
+    let storage_guard = |why: &str| {
+        Guard::new(
+            GuardKind::StorageOverlap {
+                overlapping: answer.overlapping.iter().map(|&i| source(i)).collect(),
+                non_overlapping: non_overlapping.iter().map(|&i| source(i)).collect(),
+            },
+            format!("{}: {why}; re-checked exactly at run time", case.id),
+        )
     };
     // The hint answer's witnesses, looked up per listed pair.
     let witnesses: hashbrown::HashMap<(usize, usize), PairWitness> = answer
@@ -181,12 +186,22 @@ pub fn run_overlap_case(
                     .collect();
                 compact_shape_guards(&mut loaded.pool, &simplified)
                     .into_iter()
-                    .map(|g| Guard::Shape {
-                        expr: loaded.pool.display(g).to_string(),
+                    .map(|g| {
+                        Guard::new(
+                            GuardKind::Shape {
+                                expr: loaded.pool.display(g).to_string(),
+                            },
+                            format!(
+                                "{}: with what z3 proved, implies the overlap partition (overlapping {:?})",
+                                case.id, answer.overlapping
+                            ),
+                        )
                     })
                     .collect()
             }
-            _ => vec![storage_guard()],
+            _ => vec![storage_guard(
+                "the partition is exact at the hints, but not proved for all shapes and no shape guard implies it",
+            )],
         };
         let pairs = proof
             .pairs
@@ -213,8 +228,14 @@ pub fn run_overlap_case(
         let invariant = (!symbolic && !undecided).then_some(true);
         let guards = if invariant == Some(true) {
             Vec::new()
+        } else if undecided {
+            vec![storage_guard(
+                "some pair is undecided within the search budget (treated as overlapping)",
+            )]
         } else {
-            vec![storage_guard()]
+            vec![storage_guard(
+                "the partition is exact at the hints; no proof was asked for",
+            )]
         };
         let pairs = answer
             .pairs
@@ -234,7 +255,10 @@ pub fn run_overlap_case(
             .collect();
         (invariant, guards, pairs, None)
     };
-    let symbols = if guards.iter().any(|g| matches!(g, Guard::Shape { .. })) {
+    let symbols = if guards
+        .iter()
+        .any(|g| matches!(g.kind, GuardKind::Shape { .. }))
+    {
         case.symbols
             .iter()
             .filter_map(|(name, spec)| spec.source.clone().map(|src| (name.clone(), src)))

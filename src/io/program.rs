@@ -12,9 +12,11 @@ use crate::aot::meta::{
 };
 use crate::aot::signature::{create_graph_signature, GraphSignature, SigGraph, SigInput, SigKind};
 use crate::aot::synthetic::{self, BaseInfo, GroupOverlap, Merge, SyntheticOptions, TensorInput};
+use crate::expr::{parse, ExprPool};
+use crate::guards::plan::{group_guards, identity_guards, GroupFacts, InputFacts, Member};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use symalias_solver::Solver;
 
 /// Options of a program (§5 `options`).
@@ -434,45 +436,22 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
     if d.strategy == Strategy::Remove && p.options.is_export {
         errors.push("Encountered duplicated inputs that are mutated in the graph you are trying to export. This functionality is currently not supported. If needed, please file a github issue.".into());
     }
-    for &(kept, dupe) in &d.removed {
-        guards.push(Guard::DuplicateInput {
-            kept: source_of(p, kept.0),
-            dupe: source_of(p, dupe.0),
-        });
-    }
-    let deduped_meta = dedupe::remove_dupe_metadata(&meta, &d);
-    if p.inputs
+    let facts: Vec<InputFacts> = p
+        .inputs
         .iter()
-        .any(|x| x.info.mutates_data || x.info.mutates_metadata)
-    {
-        // With a mutation, object identity and storage sharing decide dedupe
-        // and synthetic bases: both partitions are guarded (O(k) each).
-        let kept_tensors: Vec<usize> = (0..n)
-            .filter(|&i| d.keep_arg_mask[i] && p.inputs[i].tensor.is_some())
-            .collect();
-        if kept_tensors.len() >= 2 {
-            guards.push(Guard::DistinctObjects {
-                sources: kept_tensors.iter().map(|&i| source_of(p, i)).collect(),
-            });
-        }
-        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-        for &i in &kept_tensors {
-            let st = p.inputs[i]
-                .tensor
-                .as_ref()
-                .map(|t| t.storage.clone())
-                .unwrap_or_default();
-            match groups.iter_mut().find(|g| g.0 == st) {
-                Some(g) => g.1.push(source_of(p, i)),
-                None => groups.push((st, vec![source_of(p, i)])),
-            }
-        }
-        if kept_tensors.len() >= 2 {
-            guards.push(Guard::StoragePartition {
-                groups: groups.into_iter().map(|g| g.1).collect(),
-            });
-        }
-    }
+        .enumerate()
+        .map(|(i, x)| InputFacts {
+            source: source_of(p, i),
+            object: x.tensor.as_ref().map(|t| t.object.clone()),
+            storage: x.tensor.as_ref().map(|t| t.storage.clone()),
+            mutates_data: x.info.mutates_data,
+            mutates_metadata: x.info.mutates_metadata,
+            kept: d.keep_arg_mask[i],
+        })
+        .collect();
+    let removed: Vec<(usize, usize)> = d.removed.iter().map(|&(k, r)| (k.0, r.0)).collect();
+    guards.extend(identity_guards(&facts, &removed));
+    let deduped_meta = dedupe::remove_dupe_metadata(&meta, &d);
     let kept: Vec<usize> = (0..n).filter(|&i| d.keep_arg_mask[i]).collect();
     let dedupe_json = json!({
         "strategy": d.strategy,
@@ -578,47 +557,52 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
     if let Some(e) = overlap_error {
         return Err(e);
     }
-    for (_, members, r) in &overlap_results {
+    let merged_outer: Vec<usize> = sb
+        .as_ref()
+        .map(|sb| {
+            sb.bases
+                .iter()
+                .flat_map(|b| b.members.iter().map(|m| kept[m.0]))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (storage, members, r) in &overlap_results {
+        let t = |i: usize| {
+            p.inputs[i]
+                .tensor
+                .as_ref()
+                .expect("group members are tensors")
+        };
+        let texts = |xs: &[ExprField]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         let symbolic = members.iter().any(|&i| {
-            p.inputs[i].tensor.as_ref().is_some_and(|t| {
-                t.sizes
-                    .iter()
-                    .chain(&t.strides)
-                    .chain(std::iter::once(&t.storage_offset))
-                    .any(|f| matches!(f, ExprField::Text(x) if x.trim().parse::<i64>().is_err()))
-            })
+            let t = t(i);
+            t.sizes
+                .iter()
+                .chain(&t.strides)
+                .chain(std::iter::once(&t.storage_offset))
+                .any(|f| matches!(f, ExprField::Text(x) if x.trim().parse::<i64>().is_err()))
         });
-        if symbolic {
-            // The proof holds for these layouts (constant fields included):
-            // guard them, then the shape or StorageOverlap guards (none when proved).
-            guards.push(layout_guard(p, members));
-            guards.extend(r.guards.iter().cloned());
-        } else {
-            // A concrete group: a later call's offsets are not symbols, so the
-            // partition itself is guarded (PyTorch Gen 3; fixes B4).
-            guards.push(Guard::StorageOverlap {
-                overlapping: r
-                    .overlapping
-                    .iter()
-                    .map(|&k| source_of(p, members[k]))
-                    .collect(),
-                non_overlapping: r
-                    .non_overlapping
-                    .iter()
-                    .map(|&k| source_of(p, members[k]))
-                    .collect(),
-            });
-            // Members of a synthetic base are regenerated with the layouts
-            // baked into the graph: guard them too (bug B6).
-            let merged = sb.as_ref().is_some_and(|sb| {
-                sb.bases
-                    .iter()
-                    .any(|b| b.members.iter().any(|m| members.contains(&kept[m.0])))
-            });
-            if merged {
-                guards.push(layout_guard(p, members));
-            }
-        }
+        guards.extend(group_guards(&GroupFacts {
+            storage,
+            members: members
+                .iter()
+                .map(|&i| Member {
+                    source: source_of(p, i),
+                    sizes: texts(&t(i).sizes),
+                    strides: texts(&t(i).strides),
+                    storage_offset: t(i).storage_offset.to_string(),
+                    merged: merged_outer.contains(&i),
+                })
+                .collect(),
+            symbolic,
+            overlapping: r.overlapping.clone(),
+            proof_guards: &r.guards,
+            domain: if symbolic {
+                domain_of(p, members)
+            } else {
+                None
+            },
+        }));
     }
     let mut result = json!({
         "id": p.id,
@@ -675,7 +659,16 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
         .filter_map(|(n, s)| s.source.clone().map(|src| (n.clone(), Value::from(src))))
         .collect::<serde_json::Map<String, Value>>()
         .into();
-    result["guard_text"] = guards.iter().map(Guard::text).collect::<Vec<_>>().into();
+    let sources: BTreeMap<String, String> = p
+        .symbols
+        .iter()
+        .filter_map(|(n, s)| s.source.clone().map(|src| (n.clone(), src)))
+        .collect();
+    result["guard_text"] = guards
+        .iter()
+        .map(|g| g.kind.render(&sources))
+        .collect::<Vec<_>>()
+        .into();
     result["errors"] = errors.into();
     Ok(result)
 }
@@ -722,22 +715,72 @@ fn signature_of(p: &Program, g: &GraphNames, num_mutated: usize) -> Result<Graph
     )
 }
 
-/// The layouts of a group's members, as the analysis saw them.
-fn layout_guard(p: &Program, members: &[usize]) -> Guard {
-    let t = |i: usize| {
-        p.inputs[i]
-            .tensor
-            .as_ref()
-            .expect("group members are tensors")
+/// The ranges and assumptions of the symbols in the members' fields (and of
+/// the symbols those assumptions relate them to): the domain an overlap proof
+/// holds in, as one condition.
+fn domain_of(p: &Program, members: &[usize]) -> Option<String> {
+    let mut pool = ExprPool::new();
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let add = |pool: &mut ExprPool, text: &str, names: &mut BTreeSet<String>| {
+        if let Ok(e) = parse(pool, text) {
+            for s in pool.symbols_of(e) {
+                names.insert(pool.symbol_name(s).to_string());
+            }
+        }
     };
-    let texts = |xs: &[ExprField]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-    Guard::Layout {
-        sources: members.iter().map(|&i| source_of(p, i)).collect(),
-        sizes: members.iter().map(|&i| texts(&t(i).sizes)).collect(),
-        strides: members.iter().map(|&i| texts(&t(i).strides)).collect(),
-        storage_offsets: members
-            .iter()
-            .map(|&i| t(i).storage_offset.to_string())
-            .collect(),
+    for &i in members {
+        if let Some(t) = &p.inputs[i].tensor {
+            for f in t.sizes.iter().chain(&t.strides).chain([&t.storage_offset]) {
+                if let ExprField::Text(x) = f {
+                    add(&mut pool, x, &mut names);
+                }
+            }
+        }
+    }
+    // Assumptions that mention a symbol of the group, to a fixpoint.
+    let mut used = vec![false; p.assumptions.len()];
+    loop {
+        let before = names.len();
+        for (k, a) in p.assumptions.iter().enumerate() {
+            if used[k] {
+                continue;
+            }
+            let mut mine = BTreeSet::new();
+            add(&mut pool, a, &mut mine);
+            if mine.iter().any(|s| names.contains(s)) {
+                used[k] = true;
+                names.extend(mine);
+            }
+        }
+        if names.len() == before {
+            break;
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for name in &names {
+        if let Some(spec) = p.symbols.get(name) {
+            if let Some(lo) = spec.min {
+                parts.push(format!("{lo} <= {name}"));
+            }
+            if let Some(hi) = spec.max {
+                parts.push(format!("{name} <= {hi}"));
+            }
+        }
+    }
+    for (k, a) in p.assumptions.iter().enumerate() {
+        if used[k] {
+            parts.push(a.clone());
+        }
+    }
+    match parts.len() {
+        0 => None,
+        1 => parts.pop(),
+        _ => Some(
+            parts
+                .iter()
+                .map(|x| format!("({x})"))
+                .collect::<Vec<_>>()
+                .join(" & "),
+        ),
     }
 }

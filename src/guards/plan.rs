@@ -1,0 +1,317 @@
+//! Which guards a program's decisions depend on, and why.
+//!
+//! Two families, each built from plain facts (no I/O types):
+//!
+//! * [`identity_guards`]: object identity and storage sharing, which decide
+//!   dedupe and which inputs form a storage group. Only what a mutation makes
+//!   relevant is guarded: a later duplicate of a *mutated* object changes the
+//!   dedupe decision (a duplicate of an unmutated one is leafified, same
+//!   graph); a storage that holds a *data-mutated* input decides synthetic
+//!   bases, so its members must stay together and nobody else may join it.
+//! * [`group_guards`]: per storage group that was asked about overlap, the
+//!   layouts baked into a synthetic base (bug B6) and the overlap partition,
+//!   as a cheap fast path (layouts as compiled, the domain, the proof's shape
+//!   guards) with the exact sort-and-sweep re-check as its fallback, so a
+//!   shape guard that is merely sufficient never forces a recompile.
+
+use super::compact_shape_guards;
+use super::model::{Guard, GuardKind};
+use crate::expr::{parse, ExprPool};
+
+/// One forward input, as the identity guards see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputFacts {
+    /// Run-time source.
+    pub source: String,
+    /// Object identity (`None`: not a tensor).
+    pub object: Option<String>,
+    /// Storage identity (`None`: not a tensor).
+    pub storage: Option<String>,
+    /// Data mutation.
+    pub mutates_data: bool,
+    /// Metadata mutation.
+    pub mutates_metadata: bool,
+    /// Kept by dedupe (not a removed duplicate).
+    pub kept: bool,
+}
+
+/// Duplicate-input guards for the removed positions `(kept, dupe)`, then the
+/// distinct-object and storage-partition guards the mutations make necessary.
+///
+/// ```
+/// use symalias::guards::plan::{identity_guards, InputFacts};
+/// let t = |s: &str, o: &str, st: &str, m: bool| InputFacts {
+///     source: s.into(), object: Some(o.into()), storage: Some(st.into()),
+///     mutates_data: m, mutates_metadata: false, kept: true,
+/// };
+/// // a is mutated; b, c are read-only in other storages.
+/// let gs = identity_guards(&[t("a", "A", "S", true), t("b", "B", "T", false), t("c", "C", "U", false)], &[]);
+/// let text: Vec<String> = gs.iter().map(|g| g.text()).collect();
+/// assert_eq!(text, vec![
+///     "distinct_objects(mutated=[a], others=[b, c])",
+///     "storage_partition(groups=[[a]], others=[b, c])",
+/// ]);
+/// ```
+pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec<Guard> {
+    let mut guards: Vec<Guard> = removed
+        .iter()
+        .map(|&(kept, dupe)| {
+            let (k, d) = (&inputs[kept].source, &inputs[dupe].source);
+            Guard::new(
+                GuardKind::DuplicateInput {
+                    kept: k.clone(),
+                    dupe: d.clone(),
+                },
+                format!("{d} was removed as a duplicate of the mutated {k}: the graph reads and mutates it through {k}"),
+            )
+        })
+        .collect();
+    let tensors: Vec<&InputFacts> = inputs
+        .iter()
+        .filter(|x| x.kept && x.object.is_some())
+        .collect();
+    // An object is mutated if any position that passes it mutates it.
+    let mutated_object = |o: &Option<String>| {
+        inputs
+            .iter()
+            .any(|y| &y.object == o && (y.mutates_data || y.mutates_metadata))
+    };
+    let (mutated, others): (Vec<&InputFacts>, Vec<&InputFacts>) =
+        tensors.iter().partition(|x| mutated_object(&x.object));
+    let names = |xs: &[&InputFacts]| xs.iter().map(|x| x.source.clone()).collect::<Vec<_>>();
+    if !mutated.is_empty() && tensors.len() >= 2 {
+        guards.push(Guard::new(
+            GuardKind::DistinctObjects {
+                mutated: names(&mutated),
+                others: names(&others),
+            },
+            format!(
+                "{} mutated input{}: passing one again, or as another input, would make it a duplicate to remove; the graph was compiled with them distinct (#139789/B8)",
+                mutated.len(),
+                if mutated.len() == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    // Storages that hold a data-mutated input decide the synthetic bases.
+    let mut groups: Vec<(&str, Vec<&InputFacts>)> = Vec::new();
+    for x in &tensors {
+        let st = x.storage.as_deref().unwrap_or_default();
+        match groups.iter_mut().find(|g| g.0 == st) {
+            Some(g) => g.1.push(x),
+            None => groups.push((st, vec![x])),
+        }
+    }
+    let (watched, rest): (Vec<_>, Vec<_>) = groups
+        .into_iter()
+        .partition(|g| g.1.iter().any(|x| mutated_data_object(inputs, x)));
+    let others: Vec<&InputFacts> = rest.into_iter().flat_map(|g| g.1).collect();
+    let worth = watched.len() + others.len() >= 2 || watched.iter().any(|g| g.1.len() >= 2);
+    if !watched.is_empty() && worth {
+        guards.push(Guard::new(
+            GuardKind::StoragePartition {
+                groups: watched.iter().map(|g| names(&g.1)).collect(),
+                others: names(&others),
+            },
+            "storages holding a data-mutated input decide the synthetic bases: a member that leaves one (B7) or an input that joins one (inputs distinct at compile time that alias later, #139789/B8) changes them",
+        ));
+    }
+    guards
+}
+
+fn mutated_data_object(inputs: &[InputFacts], x: &InputFacts) -> bool {
+    inputs
+        .iter()
+        .any(|y| y.object == x.object && y.mutates_data)
+}
+
+/// One member of an asked storage group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Run-time source.
+    pub source: String,
+    /// Sizes (§1 text).
+    pub sizes: Vec<String>,
+    /// Strides (§1 text).
+    pub strides: Vec<String>,
+    /// Storage offset (§1 text).
+    pub storage_offset: String,
+    /// Merged into a synthetic base (regenerated from the base's layout).
+    pub merged: bool,
+}
+
+/// What the analysis decided about one storage group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupFacts<'a> {
+    /// Storage identity (for the reasons).
+    pub storage: &'a str,
+    /// The members, in the group's order.
+    pub members: Vec<Member>,
+    /// Some field is an expression over symbols.
+    pub symbolic: bool,
+    /// Members (local indices, sorted) that overlap some other member.
+    pub overlapping: Vec<usize>,
+    /// The overlap result's guards: empty when proved for all shapes, shape
+    /// guards that imply the partition, or a StorageOverlap guard.
+    pub proof_guards: &'a [Guard],
+    /// The domain the proof assumed (ranges and assumptions of the group's
+    /// symbols), as a condition; `None` when unconstrained.
+    pub domain: Option<String>,
+}
+
+/// The guards of one asked storage group.
+///
+/// ```
+/// use symalias::guards::plan::{group_guards, GroupFacts, Member};
+/// let m = |s: &str, off: &str, merged: bool| Member {
+///     source: s.into(), sizes: vec!["5".into()], strides: vec!["1".into()],
+///     storage_offset: off.into(), merged,
+/// };
+/// // Concrete and not merged: the partition alone (fixes B4).
+/// let g = GroupFacts { storage: "S", members: vec![m("a", "0", false), m("b", "10", false)],
+///     symbolic: false, overlapping: vec![], proof_guards: &[], domain: None };
+/// let text: Vec<String> = group_guards(&g).iter().map(|g| g.text()).collect();
+/// assert_eq!(text, vec!["check_overlapping(overlapping=[], non_overlapping=[a, b])"]);
+/// // Concrete and merged: the layouts baked into the graph fix the partition too.
+/// let g = GroupFacts { members: vec![m("a", "0", true), m("b", "3", true)], overlapping: vec![0, 1], ..g };
+/// let text: Vec<String> = group_guards(&g).iter().map(|g| g.text()).collect();
+/// assert_eq!(text, vec!["same_storage_and_layout(a: size (5), stride (1), offset 0; b: size (5), stride (1), offset 3)"]);
+/// ```
+pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
+    let mut guards = Vec::new();
+    let all = |f: &dyn Fn(&Member) -> bool| g.members.iter().all(f);
+    let merged: Vec<&Member> = g.members.iter().filter(|m| m.merged).collect();
+    let all_merged = all(&|m| m.merged);
+    if !merged.is_empty() {
+        guards.push(Guard::new(
+            layout(&merged),
+            format!(
+                "storage {}: the graph regenerates these inputs as views of a synthetic base with exactly these layouts; another layout would read and write other elements (B6)",
+                g.storage
+            ),
+        ));
+    }
+    let exact = GuardKind::StorageOverlap {
+        overlapping: g
+            .overlapping
+            .iter()
+            .map(|&k| g.members[k].source.clone())
+            .collect(),
+        non_overlapping: (0..g.members.len())
+            .filter(|k| !g.overlapping.contains(k))
+            .map(|k| g.members[k].source.clone())
+            .collect(),
+    };
+    let partition_reason = format!(
+        "storage {}: which of its inputs overlap decides the synthetic base",
+        g.storage
+    );
+    if !g.symbolic {
+        if !all_merged {
+            guards.push(Guard::new(
+                exact,
+                format!("{partition_reason}; the layouts are concrete, so the partition is re-checked exactly (PyTorch 2.9.1 has no guard here: B4)"),
+            ));
+        }
+        return guards;
+    }
+    let shapes: Vec<GuardKind> = g
+        .proof_guards
+        .iter()
+        .filter(|x| matches!(x.kind, GuardKind::Shape { .. }))
+        .map(|x| x.kind.clone())
+        .collect();
+    if g.proof_guards
+        .iter()
+        .any(|x| matches!(x.kind, GuardKind::StorageOverlap { .. }))
+    {
+        guards.push(Guard::new(
+            exact,
+            format!("{partition_reason}; no proof covers it, so it is re-checked exactly"),
+        ));
+        return guards;
+    }
+    let mut fast: Vec<GuardKind> = Vec::new();
+    if !all_merged {
+        fast.push(layout(&g.members.iter().collect::<Vec<_>>()));
+    }
+    let proved = shapes.is_empty();
+    // The domain and the shape guards form one conjunction: merge bounds.
+    let conds: Vec<&str> = g
+        .domain
+        .iter()
+        .map(String::as_str)
+        .chain(shapes.iter().filter_map(|x| match x {
+            GuardKind::Shape { expr } => Some(expr.as_str()),
+            _ => None,
+        }))
+        .collect();
+    if let Some(expr) = conjunction(&conds) {
+        fast.push(GuardKind::Shape { expr });
+    }
+    if fast.is_empty() {
+        return guards;
+    }
+    guards.push(Guard::new(
+        GuardKind::AnyOf {
+            alternatives: vec![fast, vec![exact]],
+        },
+        format!(
+            "{partition_reason}; fast path: {}; else the exact re-check",
+            [
+                (!all_merged).then_some("the layouts as compiled"),
+                g.domain
+                    .is_some()
+                    .then_some("the ranges and assumptions the proof used"),
+                Some(if proved {
+                    "(proved for all shapes there)"
+                } else {
+                    "the shape guards that imply the partition there"
+                }),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ")
+        ),
+    ));
+    guards
+}
+
+/// One compacted condition for a conjunction of §1 texts (texts that do not
+/// parse are kept as they are, so the checker reports them).
+fn conjunction(conds: &[&str]) -> Option<String> {
+    let mut pool = ExprPool::new();
+    let mut parsed = Vec::new();
+    for c in conds {
+        match parse(&mut pool, c) {
+            Ok(e) => parsed.push(e),
+            Err(_) => return Some(conds.join(" & ")),
+        }
+    }
+    if parsed.is_empty() {
+        return None;
+    }
+    let atoms = compact_shape_guards(&mut pool, &parsed);
+    let e = pool.and(&atoms);
+    Some(pool.display(e).to_string())
+}
+
+fn layout(members: &[&Member]) -> GuardKind {
+    let mut pool = ExprPool::new();
+    let mut normal = |t: &String| match parse(&mut pool, t) {
+        Ok(e) => pool.display(e).to_string(),
+        Err(_) => t.clone(),
+    };
+    GuardKind::Layout {
+        sources: members.iter().map(|m| m.source.clone()).collect(),
+        sizes: members
+            .iter()
+            .map(|m| m.sizes.iter().map(&mut normal).collect())
+            .collect(),
+        strides: members
+            .iter()
+            .map(|m| m.strides.iter().map(&mut normal).collect())
+            .collect(),
+        storage_offsets: members.iter().map(|m| normal(&m.storage_offset)).collect(),
+    }
+}
