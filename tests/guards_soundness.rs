@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::calls::{concrete_call, decisions};
 use common::{programs, Rng};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -17,20 +18,6 @@ use symalias::guards::check::{check, Call};
 use symalias::guards::Guard;
 use symalias::io::{run_program, Program};
 use symalias_solver::Solver;
-
-/// Evaluates a field (integer or expression) at the symbol values.
-fn value(field: &Value, at: &BTreeMap<String, i64>) -> Option<i64> {
-    match field {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => {
-            let mut pool = ExprPool::new();
-            let e = parse(&mut pool, s).ok()?;
-            pool.eval_int(e, &|sym| at.get(pool.symbol_name(sym)).copied())
-                .ok()
-        }
-        _ => Some(0),
-    }
-}
 
 /// Symbol values inside the ranges that satisfy the assumptions; one draw in
 /// eight instead puts one symbol just outside its range and ignores the
@@ -78,156 +65,37 @@ fn draw_symbols(p: &Value, r: &mut Rng) -> Option<BTreeMap<String, i64>> {
     None
 }
 
-/// A concrete call for the program at `at`, possibly perturbed.
+/// A concrete call for the program at `at`, half of them perturbed: one
+/// input's offset moved, its storage split off, its object copied, or its
+/// object and storage made those of the first input.
 fn make_call(p: &Value, at: &BTreeMap<String, i64>, r: &mut Rng) -> Option<(Value, Value)> {
-    let mut inputs = Vec::new();
-    let mut concrete = p.clone();
-    concrete["symbols"] = json!({});
-    concrete["assumptions"] = json!([]);
     let ins = p["inputs"].as_array().unwrap();
-    let n = ins.len();
     let perturb = r.range(0, 2) == 0;
-    let victim = r.range(0, n as i64 - 1) as usize;
+    let victim = r.range(0, ins.len() as i64 - 1) as usize;
     let how = r.range(0, 3);
-    for (i, x) in ins.iter().enumerate() {
-        let src = x["source"]
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("inputs[{i}]"));
-        let t = &x["tensor"];
-        if t.is_null() {
-            inputs.push(json!({"source": src, "value": 0}));
-            continue;
+    let step = r.range(1, 3);
+    let first = ins.iter().find(|y| y["tensor"].is_object()).map(|y| {
+        (
+            y["tensor"]["object"].clone(),
+            y["tensor"]["storage"].clone(),
+        )
+    });
+    concrete_call(p, at, &mut |i, t| {
+        if !perturb || i != victim {
+            return;
         }
-        let sizes: Vec<i64> = t["sizes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| value(f, at))
-            .collect::<Option<_>>()?;
-        let strides: Vec<i64> = t["strides"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| value(f, at))
-            .collect::<Option<_>>()?;
-        let mut off = value(&t["storage_offset"], at)?;
-        let mut object = t["object"].as_str().unwrap().to_string();
-        let mut storage = t["storage"].as_str().unwrap().to_string();
-        if sizes.iter().any(|&s| s < 0) || strides.iter().any(|&s| s < 0) || off < 0 {
-            return None;
-        }
-        if perturb && i == victim {
-            match how {
-                0 => off += r.range(1, 3),
-                1 => storage = format!("{storage}-split"),
-                2 => object = format!("{object}-copy"),
-                _ => {
-                    if let Some(first) = ins.iter().find_map(|y| y["tensor"]["object"].as_str()) {
-                        object = first.to_string();
-                        storage = ins[0]["tensor"]["storage"]
-                            .as_str()
-                            .unwrap_or(&storage)
-                            .to_string();
-                    }
+        match how {
+            0 => t["storage_offset"] = (t["storage_offset"].as_i64().unwrap() + step).into(),
+            1 => t["storage"] = format!("{}-split", t["storage"].as_str().unwrap()).into(),
+            2 => t["object"] = format!("{}-copy", t["object"].as_str().unwrap()).into(),
+            _ => {
+                if let Some((o, s)) = &first {
+                    t["object"] = o.clone();
+                    t["storage"] = s.clone();
                 }
             }
         }
-        let itemsize = t["itemsize"].as_i64().unwrap_or(1);
-        inputs.push(
-            json!({"source": src, "tensor": {"object": object, "storage": storage,
-            "sizes": sizes, "strides": strides, "storage_offset": off, "itemsize": itemsize}}),
-        );
-        let ct = &mut concrete["inputs"][i]["tensor"];
-        ct["object"] = object.into();
-        ct["storage"] = storage.into();
-        ct["sizes"] = json!(sizes);
-        ct["strides"] = json!(strides);
-        ct["storage_offset"] = off.into();
-        if !ct["base"].is_null() && ct["storage"] != t["storage"] {
-            ct["base"] = Value::Null; // a split-off copy is not a view of the old base
-        }
-    }
-    // Sources that symbols read (e.g. `L['x']`) but that are not inputs.
-    for (name, s) in p["symbols"].as_object().cloned().unwrap_or_default() {
-        if let Some(src) = s["source"].as_str() {
-            if let Some(base) = src.strip_suffix(".size()[0]") {
-                if !inputs.iter().any(|x| x["source"] == base) {
-                    inputs.push(
-                        json!({"source": base, "tensor": {"object": "extra", "storage": "extra",
-                        "sizes": [at[&name]], "strides": [1], "storage_offset": 0}}),
-                    );
-                }
-            }
-        }
-    }
-    Some((json!({"inputs": inputs}), concrete))
-}
-
-/// The decisions a compiled graph depends on, with the layouts of views
-/// regenerated from a synthetic base evaluated at the call's symbol values.
-fn decisions(r: &Value, at: &BTreeMap<String, i64>) -> Value {
-    let parts: Vec<Value> = r["overlap"]
-        .as_array()
-        .map(|gs| {
-            gs.iter()
-                .map(|g| json!([g["inputs"], g["result"]["overlapping"]]))
-                .collect()
-        })
-        .unwrap_or_default();
-    let sbi: Value = match &r["synthetic_bases"]["synthetic_base_info"] {
-        Value::Array(a) => a
-            .iter()
-            .map(|e| {
-                e.get("base").map_or(json!(["inner", e]), |b| {
-                    let vals = |f: &Value| -> Value {
-                        match f {
-                            Value::Array(xs) => xs.iter().map(|x| json!(value(x, at))).collect(),
-                            x => json!(value(x, at)),
-                        }
-                    };
-                    json!([
-                        "view",
-                        b,
-                        vals(&e["sizes"]),
-                        vals(&e["strides"]),
-                        vals(&e["storage_offset"])
-                    ])
-                })
-            })
-            .collect(),
-        v => v.clone(),
-    };
-    let meta = &r["meta"];
-    let inputs: Vec<Value> = meta["input_info"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|x| {
-                    json!([
-                        x["mutates_data"],
-                        x["mutates_metadata"],
-                        x["requires_grad"],
-                        x["mutation_type"]
-                    ])
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let outputs: Vec<Value> = meta["output_info"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|o| json!([o["output_type"], o["base_idx"]]))
-                .collect()
-        })
-        .unwrap_or_default();
-    // `leafify` changes neither the graph nor the metadata: same as `none`.
-    let mut dedupe = r["dedupe"].clone();
-    if dedupe["strategy"] == "leafify" {
-        dedupe["strategy"] = "none".into();
-    }
-    json!({"dedupe": dedupe, "overlap": parts, "sbi": sbi, "inputs": inputs, "outputs": outputs, "errors": r["errors"]})
+    })
 }
 
 struct Stats {

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod calls;
 pub mod views;
 
 use std::path::PathBuf;
