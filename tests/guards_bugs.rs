@@ -15,6 +15,11 @@ use symalias::guards::Guard;
 use symalias::io::{run_program, Program};
 use symalias_solver::Solver;
 
+/// Changes input `i`'s concrete tensor.
+type Edit = Box<dyn FnMut(usize, &mut Value)>;
+/// A later call: name, symbol values, edit.
+type Later = (String, BTreeMap<String, i64>, Edit);
+
 struct Compiled {
     doc: Value,
     guards: GuardSet,
@@ -58,15 +63,7 @@ fn call(
 }
 
 /// Asserts `pass == same` on every call of a family; returns how many passed.
-fn exactly(
-    c: &Compiled,
-    family: Vec<(
-        String,
-        BTreeMap<String, i64>,
-        Box<dyn FnMut(usize, &mut Value)>,
-    )>,
-    solver: &mut Solver,
-) -> usize {
+fn exactly(c: &Compiled, family: Vec<Later>, solver: &mut Solver) -> usize {
     let mut passed = 0;
     for (name, at, mut edit) in family {
         let (pass, same, failed) = call(c, &at, &mut *edit, solver);
@@ -82,7 +79,7 @@ fn exactly(
     passed
 }
 
-fn set_offset(input: usize, off: i64) -> Box<dyn FnMut(usize, &mut Value)> {
+fn set_offset(input: usize, off: i64) -> Edit {
     Box::new(move |i, t| {
         if i == input {
             t["storage_offset"] = off.into();
@@ -157,23 +154,17 @@ fn b7_storage_identity_change_is_caught() {
     );
     let at = hints(&c.doc);
     let family = (0..3)
-        .map(
-            |k| -> (
-                String,
-                BTreeMap<String, i64>,
-                Box<dyn FnMut(usize, &mut Value)>,
-            ) {
-                (
-                    format!("args[{k}] split off"),
-                    at.clone(),
-                    Box::new(move |i, t| {
-                        if i == k {
-                            t["storage"] = "copy".into();
-                        }
-                    }),
-                )
-            },
-        )
+        .map(|k| -> Later {
+            (
+                format!("args[{k}] split off"),
+                at.clone(),
+                Box::new(move |i, t| {
+                    if i == k {
+                        t["storage"] = "copy".into();
+                    }
+                }),
+            )
+        })
         .collect();
     assert_eq!(exactly(&c, family, &mut solver), 0);
 }
@@ -206,11 +197,7 @@ fn b8_distinct_then_aliased_is_caught() {
     let (pass, same, failed) = call(&c, &at, &mut aliased, &mut solver);
     assert!(!pass && !same, "b now overlaps a");
     assert!(failed.starts_with("storage_partition("), "{failed}");
-    let mut family: Vec<(
-        String,
-        BTreeMap<String, i64>,
-        Box<dyn FnMut(usize, &mut Value)>,
-    )> = Vec::new();
+    let mut family: Vec<Later> = Vec::new();
     for n in [2, 10, 50] {
         let at = BTreeMap::from([("s0".to_string(), n)]);
         for off in [0, 5, n, n + 3] {
