@@ -6,7 +6,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use symalias::guards::check::{check, Call, CallInput, CallTensor};
+use symalias::guards::check::{Call, CallInput, CallTensor, GuardSet};
 use symalias::guards::{Guard, GuardKind};
 use symalias::overlap::{analyze_views, View, DEFAULT_BUDGET};
 
@@ -74,11 +74,11 @@ fn bench(c: &mut Criterion) {
     let symbols = BTreeMap::new();
     for k in [100usize, 2000] {
         let call = call(k);
-        let guards = vec![guard(k)];
-        assert!(check(&guards, &symbols, &call).unwrap().pass);
+        let set = GuardSet::new(&[guard(k)], &symbols).unwrap();
+        assert!(set.check(&call).unwrap().pass);
         assert_eq!(naive(&call), vec![0, 1, 2, 3, 4, k - 1]);
         g.bench_with_input(BenchmarkId::new("sweep", k), &call, |b, call| {
-            b.iter(|| black_box(check(&guards, &symbols, call).unwrap()))
+            b.iter(|| black_box(set.check(call).unwrap()))
         });
         g.bench_with_input(BenchmarkId::new("naive_pairs", k), &call, |b, call| {
             b.iter(|| black_box(naive(call)))

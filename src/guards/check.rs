@@ -12,10 +12,11 @@
 
 use super::model::{Guard, GuardKind};
 use crate::expr::{parse, ExprId, ExprPool, Symbol, Value};
-use crate::overlap::{analyze_views, Verdict as PairVerdict, View, DEFAULT_BUDGET};
+use crate::overlap::{analyze_view_refs, Verdict as PairVerdict, ViewRef, DEFAULT_BUDGET};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use thiserror::Error;
 
 /// A tensor of a call, with concrete metadata.
@@ -184,6 +185,8 @@ pub struct GuardSet {
     pool: ExprPool,
     /// Every source a guard or a symbol reads.
     sources: Vec<String>,
+    /// Per source: its position in the last call that had it (a hint).
+    last_seen: Vec<AtomicU32>,
     prepared: Vec<Prepared>,
 }
 
@@ -379,6 +382,7 @@ impl GuardSet {
             guards: guards.to_vec(),
             symbols: symbols.clone(),
             pool: b.pool,
+            last_seen: (0..b.sources.len() as u32).map(AtomicU32::new).collect(),
             sources: b.sources,
             prepared,
         })
@@ -406,33 +410,31 @@ impl GuardSet {
         })
     }
 
-    /// Resolves every source to the call's input. Calls usually list inputs
-    /// in the order the guards name them: try the next position first, and
-    /// index the call only when that fails.
+    /// Resolves every source to the call's input. Calls of one compiled
+    /// graph list their inputs in the same order: the position where each
+    /// source was found last time is tried first, and the call is indexed
+    /// by source only on a miss.
     fn bind<'c>(&'c self, call: &'c Call) -> Bound<'c> {
-        let mut index: Option<HashMap<&str, &CallInput>> = None;
-        let mut next = 0;
+        let mut index: Option<HashMap<&str, usize>> = None;
         let inputs = self
             .sources
             .iter()
-            .map(|s| {
-                if let Some(x) = call.inputs.get(next).filter(|x| &x.source == s) {
-                    next += 1;
+            .zip(&self.last_seen)
+            .map(|(s, seen)| {
+                let at = seen.load(Ordering::Relaxed) as usize;
+                if let Some(x) = call.inputs.get(at).filter(|x| &x.source == s) {
                     return Some(x);
                 }
                 let m = index.get_or_insert_with(|| {
-                    call.inputs.iter().map(|x| (x.source.as_str(), x)).collect()
-                });
-                let x = m.get(s.as_str()).copied();
-                if let Some(x) = x {
-                    next = call
-                        .inputs
+                    call.inputs
                         .iter()
-                        .position(|y| std::ptr::eq(y, x))
-                        .unwrap_or(0)
-                        + 1;
-                }
-                x
+                        .enumerate()
+                        .map(|(i, x)| (x.source.as_str(), i))
+                        .collect()
+                });
+                let i = *m.get(s.as_str())?;
+                seen.store(i as u32, Ordering::Relaxed);
+                Some(&call.inputs[i])
             })
             .collect();
         Bound {
@@ -596,9 +598,9 @@ impl GuardSet {
                     .iter()
                     .zip(members)
                     .map(|(t, &k)| {
-                        let v = View {
-                            sizes: t.sizes.clone(),
-                            strides: t.strides.clone(),
+                        let v = ViewRef {
+                            sizes: &t.sizes,
+                            strides: &t.strides,
                             offset: t.storage_offset,
                             itemsize: t.itemsize,
                         };
@@ -607,7 +609,7 @@ impl GuardSet {
                             .map_err(|e| CheckError::BadTensor(name(k).to_string(), e.to_string()))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                let answer = analyze_views(&views, DEFAULT_BUDGET);
+                let answer = analyze_view_refs(&views, DEFAULT_BUDGET);
                 // `answer.overlapping` is sorted; compile time listed the
                 // overlapping members first.
                 let same = answer.overlapping.len() == *overlapping

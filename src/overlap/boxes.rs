@@ -118,13 +118,18 @@ pub(crate) fn overlapping_pairs(
         .map(|it| it.2.ranges[secondary].1 - it.2.ranges[secondary].0)
         .max()
         .unwrap_or(0);
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_key(|&i| (items[i].2.ranges[primary].0, items[i].0));
+    let mut keyed: Vec<(i64, usize, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| (it.2.ranges[primary].0, it.0, i))
+        .collect();
+    keyed.sort_unstable();
+    let order = keyed.iter().map(|k| k.2);
     // Open boxes: by secondary start, and by primary end for expiry.
     let mut open: BTreeMap<(i64, usize), ()> = BTreeMap::new();
     let mut expiry: BinaryHeap<Reverse<(i64, i64, usize)>> = BinaryHeap::new();
     let mut out = Vec::new();
-    for &i in &order {
+    for i in order {
         let (lo, hi) = items[i].2.ranges[primary];
         while let Some(&Reverse((end, s_lo, j))) = expiry.peek() {
             if end >= lo {

@@ -28,6 +28,58 @@ pub struct View {
     pub itemsize: i64,
 }
 
+/// A borrowed strided view: what footprints are built from (no copies of
+/// sizes and strides, e.g. in the run-time guard checker).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewRef<'a> {
+    /// Sizes, one per dimension.
+    pub sizes: &'a [i64],
+    /// Strides in elements, one per dimension.
+    pub strides: &'a [i64],
+    /// Storage offset in elements.
+    pub offset: i64,
+    /// Bytes per element.
+    pub itemsize: i64,
+}
+
+impl ViewRef<'_> {
+    /// Checks ranks, signs, and that every byte address fits `i64`.
+    pub fn validate(&self) -> Result<(), ViewError> {
+        if self.sizes.len() != self.strides.len() {
+            return Err(ViewError::RankMismatch {
+                sizes: self.sizes.len(),
+                strides: self.strides.len(),
+            });
+        }
+        if let Some(d) = self.sizes.iter().position(|&s| s < 0) {
+            return Err(ViewError::NegativeSize(d));
+        }
+        if let Some(d) = self.strides.iter().position(|&s| s < 0) {
+            return Err(ViewError::NegativeStride(d));
+        }
+        if self.offset < 0 {
+            return Err(ViewError::NegativeOffset);
+        }
+        if self.itemsize < 1 {
+            return Err(ViewError::BadItemsize);
+        }
+        let mut last = self.offset as i128;
+        for (&n, &s) in self.sizes.iter().zip(self.strides) {
+            last += (n.max(1) as i128 - 1) * s as i128;
+        }
+        let end = (last + 1) * self.itemsize as i128 - 1;
+        if end > i64::MAX as i128 {
+            return Err(ViewError::Overflow);
+        }
+        Ok(())
+    }
+
+    /// `true` when some size is 0.
+    pub fn is_empty(&self) -> bool {
+        self.sizes.contains(&0)
+    }
+}
+
 /// What is wrong with a view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ViewError {
@@ -80,38 +132,22 @@ impl View {
 
     /// Checks ranks, signs, and that every byte address fits `i64`.
     pub fn validate(&self) -> Result<(), ViewError> {
-        if self.sizes.len() != self.strides.len() {
-            return Err(ViewError::RankMismatch {
-                sizes: self.sizes.len(),
-                strides: self.strides.len(),
-            });
-        }
-        if let Some(d) = self.sizes.iter().position(|&s| s < 0) {
-            return Err(ViewError::NegativeSize(d));
-        }
-        if let Some(d) = self.strides.iter().position(|&s| s < 0) {
-            return Err(ViewError::NegativeStride(d));
-        }
-        if self.offset < 0 {
-            return Err(ViewError::NegativeOffset);
-        }
-        if self.itemsize < 1 {
-            return Err(ViewError::BadItemsize);
-        }
-        let mut last = self.offset as i128;
-        for (&n, &s) in self.sizes.iter().zip(&self.strides) {
-            last += (n.max(1) as i128 - 1) * s as i128;
-        }
-        let end = (last + 1) * self.itemsize as i128 - 1;
-        if end > i64::MAX as i128 {
-            return Err(ViewError::Overflow);
-        }
-        Ok(())
+        self.view_ref().validate()
     }
 
     /// `true` when some size is 0.
     pub fn is_empty(&self) -> bool {
         self.sizes.contains(&0)
+    }
+
+    /// The view, borrowed.
+    pub fn view_ref(&self) -> ViewRef<'_> {
+        ViewRef {
+            sizes: &self.sizes,
+            strides: &self.strides,
+            offset: self.offset,
+            itemsize: self.itemsize,
+        }
     }
 
     /// The byte address of the element at `index`.
@@ -158,12 +194,12 @@ pub(crate) struct Footprint {
 impl Footprint {
     /// The footprint of a valid view (see [`View::validate`]: every address
     /// fits `i64`), in bytes when `bytes` is set, else in elements.
-    pub fn new(v: &View, bytes: bool) -> Footprint {
+    pub fn new(v: ViewRef, bytes: bool) -> Footprint {
         let scale = if bytes { v.itemsize } else { 1 };
         let mut dims: SmallVec<[Dim; 3]> = v
             .sizes
             .iter()
-            .zip(&v.strides)
+            .zip(v.strides)
             .enumerate()
             .filter(|(_, (&n, &s))| n >= 2 && s > 0)
             .map(|(d, (&n, &s))| Dim {
@@ -230,7 +266,7 @@ mod tests {
 
     #[test]
     fn contiguous_views_normalise_to_one_run() {
-        let f = Footprint::new(&View::new(&[2, 3, 4], &[12, 4, 1], 5), false);
+        let f = Footprint::new(View::new(&[2, 3, 4], &[12, 4, 1], 5).view_ref(), false);
         assert!(f.is_run());
         assert_eq!((f.start, f.end), (5, 28));
         assert_eq!(f.index_of(&[13]), vec![1, 0, 1]);
@@ -238,7 +274,7 @@ mod tests {
 
     #[test]
     fn expanded_and_unit_dims_disappear() {
-        let f = Footprint::new(&View::new(&[4, 1, 3], &[0, 7, 2], 1), false);
+        let f = Footprint::new(View::new(&[4, 1, 3], &[0, 7, 2], 1).view_ref(), false);
         assert_eq!(f.dims.len(), 1);
         assert_eq!((f.start, f.end), (1, 5));
     }
@@ -251,7 +287,7 @@ mod tests {
             offset: 3,
             itemsize: 4,
         };
-        let f = Footprint::new(&v, true);
+        let f = Footprint::new(v.view_ref(), true);
         assert!(f.is_run());
         assert_eq!((f.start, f.end), (12, 19));
     }

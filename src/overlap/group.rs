@@ -34,10 +34,12 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
     let mut is_box = vec![false; fps.len()];
     let mut pairs = Vec::new();
     if let Some(ch) = chain(&live.iter().map(|&i| &fps[i]).collect::<Vec<_>>()) {
-        let items: Vec<_> = live
-            .iter()
-            .filter_map(|&i| digit_box(&ch, &fps[i]).map(|b| (i, &fps[i], b)))
-            .collect();
+        let mut items = Vec::with_capacity(live.len());
+        for &i in &live {
+            if let Some(b) = digit_box(&ch, &fps[i]) {
+                items.push((i, &fps[i], b));
+            }
+        }
         for it in &items {
             is_box[it.0] = true;
         }
@@ -47,11 +49,12 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
     // Sweep by start address; pairs with a non-box view get the exact test.
     let mut exact_tests = 0;
     if live.iter().any(|&i| !is_box[i]) {
-        let mut order = live.clone();
-        order.sort_by_key(|&i| (fps[i].start, i));
+        let mut keyed: Vec<(i64, usize)> = live.iter().map(|&i| (fps[i].start, i)).collect();
+        keyed.sort_unstable();
+        let order = keyed.iter().map(|k| k.1);
         let mut active_box: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
         let mut active_other: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-        for &i in &order {
+        for i in order {
             let start = fps[i].start;
             for heap in [&mut active_box, &mut active_other] {
                 while heap.peek().is_some_and(|Reverse((end, _))| *end < start) {

@@ -16,7 +16,7 @@ mod proof;
 
 pub use diophantine::{gcd, solve, Solve, Term};
 pub use encode::{Encoder, Unsupported};
-pub use footprint::{View, ViewError};
+pub use footprint::{View, ViewError, ViewRef};
 pub use group::GroupAnswer;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub use proof::{prove_case, CaseProof, PairProof, ProofOptions};
@@ -170,11 +170,17 @@ impl SymTensor {
 /// assert_eq!(ans.overlapping, vec![0, 1]);
 /// ```
 pub fn analyze_views(views: &[View], budget: u64) -> GroupAnswer {
+    let refs: Vec<ViewRef> = views.iter().map(View::view_ref).collect();
+    analyze_view_refs(&refs, budget)
+}
+
+/// [`analyze_views`] on borrowed views (validated with [`ViewRef::validate`]).
+pub fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
     let first = views.first().map(|v| v.itemsize);
     let bytes = views.iter().any(|v| Some(v.itemsize) != first);
     let fps: Vec<footprint::Footprint> = views
         .iter()
-        .map(|v| footprint::Footprint::new(v, bytes))
+        .map(|&v| footprint::Footprint::new(v, bytes))
         .collect();
     group::analyze_group(&fps, budget)
 }
