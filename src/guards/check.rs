@@ -10,7 +10,7 @@
 //! [`GuardSet::new`] does the per-list work once (parsing expressions,
 //! resolving symbol sources); [`GuardSet::check`] is the per-call part.
 
-use super::model::{Guard, GuardKind};
+use super::model::{with_sources, Guard, GuardKind};
 use crate::expr::{parse, ExprId, ExprPool, Symbol, Value};
 use crate::overlap::{analyze_view_refs, Verdict as PairVerdict, ViewRef, DEFAULT_BUDGET};
 use hashbrown::HashMap;
@@ -459,10 +459,11 @@ impl GuardSet {
     fn at(&self, e: &Expr, b: &Bound) -> Result<String, CheckError> {
         let mut at: Vec<String> = Vec::new();
         for (s, k, what) in &e.reads {
+            let name = self.pool.symbol_name(*s);
             at.push(format!(
                 "{}={}",
-                self.pool.symbol_name(*s),
-                b.read(*k, what, self.pool.symbol_name(*s))?
+                self.symbols.get(name).map_or(name, String::as_str),
+                b.read(*k, what, name)?
             ));
         }
         at.sort();
@@ -575,7 +576,10 @@ impl GuardSet {
                         if v != Some(got) {
                             return Ok(Some(format!(
                                 "{who} {what} is {got}, compiled for {}{}",
-                                self.pool.display(want.id),
+                                with_sources(
+                                    &self.pool.display(want.id).to_string(),
+                                    &self.symbols
+                                ),
                                 v.map_or(String::new(), |v| format!(" = {v}"))
                             )));
                         }

@@ -190,7 +190,7 @@ impl GuardKind {
 }
 
 /// `text` with every identifier that `symbols` maps replaced by its source.
-fn with_sources(text: &str, symbols: &BTreeMap<String, String>) -> String {
+pub(crate) fn with_sources(text: &str, symbols: &BTreeMap<String, String>) -> String {
     if symbols.is_empty() {
         return text.to_string();
     }
