@@ -87,5 +87,60 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// The whole guard list of PyTorch's stress test (#33: 100 chunks and one
+/// window, all mutated, symbolic chunk size) on its compile-time call:
+/// distinct objects, storage partition, the synthetic base's 101 layouts and
+/// the partition's fast path — what a compiled graph checks per call.
+fn bench_program(c: &mut Criterion) {
+    use symalias::io::{run_program, Program};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/programs/33-overlapping-with-mutation-stress.json"
+    );
+    let p: Program = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r = run_program(&p, &mut symalias_solver::Solver::default()).unwrap();
+    let guards: Vec<Guard> = serde_json::from_value(r["guards"].clone()).unwrap();
+    let symbols: BTreeMap<String, String> = serde_json::from_value(r["symbols"].clone()).unwrap();
+    let set = GuardSet::new(&guards, &symbols).unwrap();
+    // The compile-time call: chunk i at 10*i (size s1 = 10), the window x[4:44].
+    let mut inputs: Vec<CallInput> = (0..100)
+        .map(|i| CallInput {
+            source: format!("L['args'][{i}]"),
+            tensor: Some(CallTensor {
+                object: format!("a{i}"),
+                storage: "S".into(),
+                sizes: vec![10],
+                strides: vec![1],
+                storage_offset: 10 * i,
+                itemsize: 4,
+                dtype: None,
+            }),
+            value: None,
+        })
+        .collect();
+    inputs.push(CallInput {
+        source: "L['args'][100]".into(),
+        tensor: Some(CallTensor {
+            object: "w".into(),
+            storage: "S".into(),
+            sizes: vec![40],
+            strides: vec![1],
+            storage_offset: 4,
+            itemsize: 4,
+            dtype: None,
+        }),
+        value: None,
+    });
+    let call = Call { inputs };
+    let outcome = set.check(&call).unwrap();
+    assert!(outcome.pass, "{outcome:?}");
+    let mut g = c.benchmark_group("check_program");
+    g.sample_size(20);
+    g.bench_function("stress_33_whole_list", |b| {
+        b.iter(|| black_box(set.check(&call).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_program);
 criterion_main!(benches);

@@ -11,7 +11,7 @@
 //! resolving symbol sources); [`GuardSet::check`] is the per-call part.
 
 use super::model::{with_sources, Guard, GuardKind};
-use crate::expr::{parse, ExprId, ExprPool, Symbol, Value};
+use crate::expr::{parse, ExprId, ExprPool, Node, Symbol, Value};
 use crate::overlap::{analyze_view_refs, Verdict as PairVerdict, ViewRef, DEFAULT_BUDGET};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
@@ -146,6 +146,42 @@ struct Expr {
     id: ExprId,
     /// (symbol, source index, what to read)
     reads: Vec<(Symbol, usize, Read)>,
+    /// The shapes most layout fields have, evaluated without the evaluator.
+    shape: Simple,
+}
+
+/// Layout fields are mostly constants or `c*s + d` in one symbol.
+#[derive(Clone, Copy, Debug)]
+enum Simple {
+    Const(i64),
+    /// `coef * reads[0] + constant`.
+    Affine {
+        coef: i64,
+        constant: i64,
+    },
+    General,
+}
+
+/// `c*s + d` (any of the parts may be absent) as `(c, d)`.
+fn affine(pool: &ExprPool, id: ExprId) -> Option<(i64, i64)> {
+    let term = |t: ExprId| -> Option<i64> {
+        match pool.node(t) {
+            Node::Sym(_) => Some(1),
+            Node::Mul(xs) if xs.len() == 2 => match (pool.node(xs[0]), pool.node(xs[1])) {
+                (Node::Int(c), Node::Sym(_)) | (Node::Sym(_), Node::Int(c)) => Some(*c),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    match pool.node(id) {
+        Node::Add(xs) if xs.len() == 2 => match (pool.node(xs[0]), pool.node(xs[1])) {
+            (Node::Int(d), _) => Some((term(xs[1])?, *d)),
+            (_, Node::Int(d)) => Some((term(xs[0])?, *d)),
+            _ => None,
+        },
+        _ => Some((term(id)?, 0)),
+    }
 }
 
 /// A guard prepared for checking: sources are indices into `GuardSet::sources`.
@@ -225,7 +261,12 @@ impl Builder<'_> {
             let (base, read) = parse_source(&src)?;
             reads.push((s, self.source(base), read));
         }
-        Ok(Expr { id, reads })
+        let shape = match (self.pool.node(id), affine(&self.pool, id)) {
+            (Node::Int(v), _) => Simple::Const(*v),
+            (_, Some((coef, constant))) if reads.len() == 1 => Simple::Affine { coef, constant },
+            _ => Simple::General,
+        };
+        Ok(Expr { id, reads, shape })
     }
 
     fn exprs(&mut self, xs: &[String]) -> Result<Vec<Expr>, CheckError> {
@@ -446,6 +487,18 @@ impl GuardSet {
     /// The value of an expression at the call (`Ok(None)` when it cannot be
     /// evaluated, e.g. a division by zero).
     fn eval(&self, e: &Expr, b: &Bound) -> Result<Result<Value, String>, CheckError> {
+        match e.shape {
+            Simple::Const(v) => return Ok(Ok(Value::Int(v))),
+            Simple::Affine { coef, constant } => {
+                let (s, k, what) = &e.reads[0];
+                let x = b.read(*k, what, self.pool.symbol_name(*s))?;
+                // Out of i64: let the evaluator report it.
+                if let Some(v) = coef.checked_mul(x).and_then(|v| v.checked_add(constant)) {
+                    return Ok(Ok(Value::Int(v)));
+                }
+            }
+            Simple::General => {}
+        }
         let mut values: Vec<(Symbol, i64)> = Vec::with_capacity(e.reads.len());
         for (s, k, what) in &e.reads {
             values.push((*s, b.read(*k, what, self.pool.symbol_name(*s))?));
@@ -559,21 +612,23 @@ impl GuardSet {
                             sizes[j].len()
                         )));
                     }
+                    // (what, dim, compiled, actual); described only on failure.
                     let fields = (0..t.sizes.len())
                         .flat_map(|d| {
                             [
-                                (format!("size {d}"), &sizes[j][d], t.sizes[d]),
-                                (format!("stride {d}"), &strides[j][d], t.strides[d]),
+                                ("size", d, &sizes[j][d], t.sizes[d]),
+                                ("stride", d, &strides[j][d], t.strides[d]),
                             ]
                         })
-                        .chain(std::iter::once((
-                            "storage offset".to_string(),
-                            &offsets[j],
-                            t.storage_offset,
-                        )));
-                    for (what, want, got) in fields {
+                        .chain([("storage offset", 0, &offsets[j], t.storage_offset)]);
+                    for (what, d, want, got) in fields {
                         let v = self.eval(want, b)?.ok().and_then(Value::as_int);
                         if v != Some(got) {
+                            let what = if what == "storage offset" {
+                                what.to_string()
+                            } else {
+                                format!("{what} {d}")
+                            };
                             return Ok(Some(format!(
                                 "{who} {what} is {got}, compiled for {}{}",
                                 with_sources(
@@ -665,4 +720,64 @@ fn left_storage(members: &[usize], ts: &[&CallTensor], names: &[String]) -> Opti
         "{} is no longer in the storage of {} (storage identity changed)",
         names[members[k]], names[members[0]]
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The evaluator's shortcuts (constants, `c*s + d`) are taken where they
+    /// apply and agree with the full evaluator, also where `c*s + d` would
+    /// overflow.
+    #[test]
+    fn shortcut_evaluation_agrees_with_the_evaluator() {
+        let symbols = BTreeMap::from([("s".to_string(), "L['n']".to_string())]);
+        let texts = [
+            ("7", true),
+            ("s", true),
+            ("3*s", true),
+            ("s + 4", true),
+            ("-2*s - 9", true),
+            ("5 + 2*s", true),
+            ("4611686018427387904*s", true),
+            ("s*s", false),
+            ("Max(s, 3)", false),
+            ("s//2", false),
+        ];
+        for (text, short) in texts {
+            let mut b = Builder {
+                symbols: &symbols,
+                pool: ExprPool::new(),
+                sources: Vec::new(),
+                index: HashMap::new(),
+            };
+            let field = b.expr(text).unwrap();
+            assert_eq!(
+                !matches!(field.shape, Simple::General),
+                short,
+                "{text}: {:?}",
+                field.shape
+            );
+            let set = GuardSet {
+                guards: vec![],
+                symbols: symbols.clone(),
+                pool: b.pool,
+                last_seen: vec![AtomicU32::new(0)],
+                sources: b.sources,
+                prepared: vec![],
+            };
+            for n in -5..=5 {
+                let call = Call {
+                    inputs: vec![CallInput {
+                        source: "L['n']".into(),
+                        tensor: None,
+                        value: Some(n),
+                    }],
+                };
+                let fast = set.eval(&field, &set.bind(&call)).unwrap().ok();
+                let slow = set.pool.eval(field.id, &|_| Some(n)).ok();
+                assert_eq!(fast, slow, "{text} at s = {n}");
+            }
+        }
+    }
 }
