@@ -427,6 +427,39 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
             assert!(v["reason"].as_str().is_some(), "case {k}");
         }
     }
+    // A batch: one call per line, one answer per line; a bad line gets an
+    // error line and the others are still answered (exit 2).
+    let batch: String = [
+        cases[0].0.to_string(),
+        "{\"inputs\": [".to_string(),
+        cases[2].0.to_string(),
+        serde_json::json!({"inputs": []}).to_string(),
+    ]
+    .join("\n");
+    let out = run(&["check-guards", &r, "-"], &batch);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["pass"], true);
+    assert_eq!(lines[0]["line"], 1);
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("malformed JSON"));
+    assert_eq!(lines[2]["pass"], false);
+    assert_eq!(lines[2]["line"], 3);
+    assert!(lines[3]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no input with source"));
+    // Without bad lines the batch exits 1 when some call fails, 0 when all pass.
+    let two = format!("{}\n{}", cases[0].0, cases[2].0);
+    assert_eq!(run(&["check-guards", &r, "-"], &two).status.code(), Some(1));
+    let two = format!("{}\n{}", cases[0].0, cases[7].0);
+    assert_eq!(run(&["check-guards", &r, "-"], &two).status.code(), Some(0));
     // A call without a source the guards name is bad input.
     let missing = write_tmp("missing.json", &serde_json::json!({"inputs": []}));
     let out = run(&["check-guards", &r, &missing], "");

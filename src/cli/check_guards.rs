@@ -1,9 +1,16 @@
 //! `symalias check-guards RESULT CALL`: do a result's guards hold on a call?
+//!
+//! `CALL` is one JSON document (one answer, FORMATS §6), or JSON Lines with one
+//! call per line (one answer per line, with its `line`; a bad line gets an
+//! error line and the others are still answered). The guard list is prepared
+//! once ([`GuardSet`]) for all calls.
 
-use super::EXIT_BAD_INPUT;
-use crate::guards::check::{check, Call};
+use super::{input, EXIT_BAD_INPUT};
+use crate::guards::check::{Call, GuardSet, Outcome};
 use crate::guards::Guard;
+use crate::io::{parse_line, ErrorLine, InputError};
 use std::collections::BTreeMap;
+use std::io::{Read, Write};
 
 /// Arguments of `symalias check-guards`.
 #[derive(Debug, clap::Args)]
@@ -11,7 +18,8 @@ pub struct CheckGuardsArgs {
     /// An `analyze` result document or an `overlap` result line (its `guards`
     /// and `symbols` are used).
     pub result: String,
-    /// The call (FORMATS.md §6): inputs keyed by source, with concrete tensors or values.
+    /// The call (FORMATS.md §6): inputs keyed by source, with concrete tensors
+    /// or values; or JSON Lines of calls; `-` for standard input.
     pub call: String,
 }
 
@@ -20,41 +28,103 @@ fn read_json(path: &str, what: &str) -> Result<serde_json::Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{what} {path}: {e}"))
 }
 
-/// Runs `symalias check-guards`; 0 pass, 1 fail, 2 bad input.
-pub fn run(args: CheckGuardsArgs) -> u8 {
-    let go = || -> Result<crate::guards::check::Outcome, String> {
-        let result = read_json(&args.result, "result")?;
-        let guards: Vec<Guard> =
-            serde_path_to_error::deserialize(&result["guards"]).map_err(|e| {
-                format!(
-                    "result {}: field `guards.{}`: {}",
-                    args.result,
-                    e.path(),
-                    e.inner()
-                )
-            })?;
-        let symbols: BTreeMap<String, String> = match result.get("symbols") {
-            None | Some(serde_json::Value::Null) => BTreeMap::new(),
-            Some(v) => serde_json::from_value(v.clone())
-                .map_err(|e| format!("result {}: field `symbols`: {e}", args.result))?,
-        };
-        let call_json = read_json(&args.call, "call")?;
-        let call: Call = serde_path_to_error::deserialize(&call_json)
-            .map_err(|e| format!("call {}: field `{}`: {}", args.call, e.path(), e.inner()))?;
-        check(&guards, &symbols, &call).map_err(|e| format!("call {}: {e}", args.call))
+fn guard_set(path: &str) -> Result<GuardSet, String> {
+    let result = read_json(path, "result")?;
+    let guards: Vec<Guard> = serde_path_to_error::deserialize(&result["guards"])
+        .map_err(|e| format!("result {path}: field `guards.{}`: {}", e.path(), e.inner()))?;
+    let symbols: BTreeMap<String, String> = match result.get("symbols") {
+        None | Some(serde_json::Value::Null) => BTreeMap::new(),
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|e| format!("result {path}: field `symbols`: {e}"))?,
     };
-    match go() {
-        Ok(outcome) => {
-            println!("{}", serde_json::to_string(&outcome).expect("serialises"));
-            if outcome.pass {
-                0
-            } else {
-                1
-            }
-        }
+    GuardSet::new(&guards, &symbols).map_err(|e| format!("result {path}: {e}"))
+}
+
+fn code(o: &Outcome) -> u8 {
+    if o.pass {
+        0
+    } else {
+        1
+    }
+}
+
+/// Runs `symalias check-guards`; 0 all pass, 1 some call fails a guard, 2 bad input.
+pub fn run(args: CheckGuardsArgs) -> u8 {
+    let set = match guard_set(&args.result) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
-            EXIT_BAD_INPUT
+            return EXIT_BAD_INPUT;
         }
+    };
+    let mut text = String::new();
+    if let Err(e) = input::open(&args.call).and_then(|mut r| {
+        r.read_to_string(&mut text)
+            .map_err(|e| format!("cannot read {}: {e}", args.call))
+    }) {
+        eprintln!("error: {e}");
+        return EXIT_BAD_INPUT;
     }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    // One document (possibly spread over lines) or JSON Lines.
+    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
+        let call: Call = match serde_path_to_error::deserialize(&doc) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "error: call {}: field `{}`: {}",
+                    args.call,
+                    e.path(),
+                    e.inner()
+                );
+                return EXIT_BAD_INPUT;
+            }
+        };
+        return match set.check(&call) {
+            Ok(o) => {
+                let _ = writeln!(out, "{}", serde_json::to_string(&o).expect("serialises"));
+                code(&o)
+            }
+            Err(e) => {
+                eprintln!("error: call {}: {e}", args.call);
+                EXIT_BAD_INPUT
+            }
+        };
+    }
+    let mut worst = 0u8;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = parse_line::<Call>(i + 1, line);
+        let answer = parsed.value.and_then(|c| {
+            set.check(&c).map_err(|e| InputError {
+                line: Some(i + 1),
+                id: None,
+                field: None,
+                message: e.to_string(),
+            })
+        });
+        let text = match answer {
+            Ok(o) => {
+                worst = worst.max(code(&o));
+                let mut v = serde_json::to_value(&o).expect("serialises");
+                v["line"] = (i + 1).into();
+                v.to_string()
+            }
+            Err(e) => {
+                worst = EXIT_BAD_INPUT;
+                eprintln!("error: {e}");
+                serde_json::to_string(&ErrorLine {
+                    id: None,
+                    line: i + 1,
+                    error: e.to_string(),
+                })
+                .expect("serialises")
+            }
+        };
+        let _ = writeln!(out, "{text}");
+    }
+    worst
 }
