@@ -26,12 +26,19 @@ fn holds(guard: &str, at: &[(&str, i64)]) -> bool {
     .unwrap()
 }
 
+/// The shape guards of a result, checking the §3 form: fast-path shape
+/// guards, then the StorageOverlap guard they imply.
 fn shape_guards(r: &OverlapResult) -> Vec<String> {
-    r.guards
+    let (last, shapes) = r.guards.split_last().expect("guards");
+    assert!(
+        matches!(last.kind, GuardKind::StorageOverlap { .. }),
+        "the list ends with the StorageOverlap guard: {last:?}"
+    );
+    shapes
         .iter()
         .map(|g| match &g.kind {
-            GuardKind::Shape { expr } => expr.clone(),
-            other => panic!("expected only shape guards, got {other:?}"),
+            GuardKind::Shape { expr } if g.fast_path => expr.clone(),
+            other => panic!("expected fast-path shape guards, got {other:?}"),
         })
         .collect()
 }

@@ -225,7 +225,9 @@ fn guards_that_pass_keep_every_decision() {
 }
 
 /// The harness is not vacuous: leaving out any one kind of guard that the
-/// programs use lets some call through whose decisions changed.
+/// programs use lets some call through whose decisions changed. (Fast-path
+/// shape guards only ever relax the StorageOverlap guard after them, so
+/// leaving them out cannot.)
 #[test]
 fn every_kind_of_guard_is_needed_somewhere() {
     for kind in [
@@ -234,7 +236,6 @@ fn every_kind_of_guard_is_needed_somewhere() {
         "storage_partition",
         "layout",
         "storage_overlap",
-        "any_of",
     ] {
         let st = harness(programs(), 60, 0xbad, false, Some(kind));
         assert!(

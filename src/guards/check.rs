@@ -210,7 +210,6 @@ enum Prepared {
         kept: usize,
         dupe: usize,
     },
-    AnyOf(Vec<Vec<Prepared>>),
 }
 
 /// A guard list prepared for checking many calls.
@@ -331,12 +330,6 @@ impl Builder<'_> {
                 kept: self.source(kept),
                 dupe: self.source(dupe),
             },
-            GuardKind::AnyOf { alternatives } => Prepared::AnyOf(
-                alternatives
-                    .iter()
-                    .map(|alt| alt.iter().map(|g| self.prepare(g)).collect())
-                    .collect::<Result<_, _>>()?,
-            ),
         })
     }
 }
@@ -433,15 +426,46 @@ impl GuardSet {
     /// (its text with sources for symbols) and why it fails.
     pub fn check(&self, call: &Call) -> Result<Outcome, CheckError> {
         let bound = self.bind(call);
+        let fail = |i: usize, reason: String| Outcome {
+            pass: false,
+            failed: Some(self.guards[i].kind.render(&self.symbols)),
+            reason: Some(reason),
+            index: Some(i),
+        };
+        // The first fast-path guard of the current run that failed, if any;
+        // `run` says whether a run of fast-path guards is open.
+        let mut run = false;
+        let mut fast_failed: Option<(usize, String)> = None;
         for (i, p) in self.prepared.iter().enumerate() {
-            if let Some(reason) = self.holds(p, &bound)? {
-                return Ok(Outcome {
-                    pass: false,
-                    failed: Some(self.guards[i].kind.render(&self.symbols)),
-                    reason: Some(reason),
-                    index: Some(i),
-                });
+            if self.guards[i].fast_path {
+                run = true;
+                if fast_failed.is_none() {
+                    if let Some(reason) = self.holds(p, &bound)? {
+                        fast_failed = Some((i, reason));
+                    }
+                }
+                continue;
             }
+            let closes_run = run && matches!(p, Prepared::StorageOverlap { .. });
+            if closes_run && fast_failed.is_none() {
+                // Implied by the fast path: no sweep.
+                run = false;
+                continue;
+            }
+            if !closes_run {
+                // A fast path that stands in for nothing binds like any guard.
+                if let Some((j, reason)) = fast_failed.take() {
+                    return Ok(fail(j, reason));
+                }
+            }
+            run = false;
+            fast_failed = None;
+            if let Some(reason) = self.holds(p, &bound)? {
+                return Ok(fail(i, reason));
+            }
+        }
+        if let Some((j, reason)) = fast_failed {
+            return Ok(fail(j, reason));
         }
         Ok(Outcome {
             pass: true,
@@ -695,19 +719,6 @@ impl GuardSet {
                         }
                     ))
                 }
-            }
-            Prepared::AnyOf(alternatives) => {
-                let mut why = Vec::new();
-                'alt: for alt in alternatives {
-                    for g in alt {
-                        if let Some(r) = self.holds(g, b)? {
-                            why.push(r);
-                            continue 'alt;
-                        }
-                    }
-                    return Ok(None);
-                }
-                Some(why.join("; and "))
             }
         })
     }

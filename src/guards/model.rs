@@ -1,9 +1,14 @@
 //! The guard model: what a later call must satisfy, and why.
 //!
 //! A [`Guard`] is a condition ([`GuardKind`]) with the `reason` the analysis
-//! needs it for. A guard list is a conjunction. Rendering follows PyTorch's
-//! guard syntax; [`GuardKind::render`] prints symbols of expressions as their
-//! sources (`2 <= L['x'].size()[0]`).
+//! needs it for. A guard list is a conjunction, with one refinement: guards
+//! marked `fast_path` stand in for the StorageOverlap guard that follows them.
+//! When every fast-path guard of the run holds, that StorageOverlap guard holds
+//! (the analysis proved it) and its sweep is skipped; when one fails, the
+//! StorageOverlap guard is checked and decides. A checker that ignores the mark
+//! and checks every guard is still sound, only stricter. Rendering follows
+//! PyTorch's guard syntax; [`GuardKind::render`] prints symbols of expressions
+//! as their sources (`2 <= L['x'].size()[0]`).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -21,6 +26,10 @@ pub struct Guard {
     /// an older result).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// A cheap condition that, with the other fast-path guards before the
+    /// next StorageOverlap guard, implies it (see the module documentation).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fast_path: bool,
 }
 
 /// The condition of a guard.
@@ -80,12 +89,6 @@ pub enum GuardKind {
         /// Source of the removed duplicate.
         dupe: String,
     },
-    /// Holds when all conditions of some alternative hold: a cheap fast path
-    /// first, an exact check after it (`(A and B) or C`).
-    AnyOf {
-        /// The alternatives, each a conjunction.
-        alternatives: Vec<Vec<GuardKind>>,
-    },
 }
 
 impl Guard {
@@ -94,7 +97,14 @@ impl Guard {
         Guard {
             kind,
             reason: reason.into(),
+            fast_path: false,
         }
+    }
+
+    /// The same guard as a fast path for the StorageOverlap guard after it.
+    pub fn fast(mut self) -> Guard {
+        self.fast_path = true;
+        self
     }
 
     /// PyTorch's text form, with symbols as printed (see [`GuardKind::render`]).
@@ -170,21 +180,6 @@ impl GuardKind {
                     (0..sources.len()).map(one).collect::<Vec<_>>().join("; ")
                 )
             }
-            GuardKind::AnyOf { alternatives } => alternatives
-                .iter()
-                .map(|alt| {
-                    let parts: Vec<String> = alt
-                        .iter()
-                        .map(|g| format!("({})", g.render(symbols)))
-                        .collect();
-                    if parts.len() == 1 {
-                        parts[0].clone()
-                    } else {
-                        format!("({})", parts.join(" and "))
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" or "),
         }
     }
 }
@@ -231,28 +226,31 @@ mod tests {
     }
 
     #[test]
-    fn a_guard_round_trips_through_json_with_its_reason() {
+    fn a_guard_round_trips_through_json_with_its_reason_and_mark() {
         let g = Guard::new(
-            GuardKind::AnyOf {
-                alternatives: vec![
-                    vec![GuardKind::Shape {
-                        expr: "s0 >= 10".into(),
-                    }],
-                    vec![GuardKind::StorageOverlap {
-                        overlapping: vec!["a".into(), "b".into()],
-                        non_overlapping: vec![],
-                    }],
-                ],
+            GuardKind::Shape {
+                expr: "s0 >= 10".into(),
             },
             "because",
-        );
+        )
+        .fast();
         let v = serde_json::to_value(&g).unwrap();
-        assert_eq!(v["kind"], "any_of");
-        assert_eq!(v["reason"], "because");
-        assert_eq!(serde_json::from_value::<Guard>(v).unwrap(), g);
         assert_eq!(
-            g.text(),
-            "(s0 >= 10) or (check_overlapping(overlapping=[a, b], non_overlapping=[]))"
+            v,
+            serde_json::json!({"kind": "shape", "expr": "s0 >= 10", "reason": "because", "fast_path": true})
         );
+        assert_eq!(serde_json::from_value::<Guard>(v).unwrap(), g);
+        // Unmarked guards and guards without a reason keep the §3 form.
+        let plain = Guard::new(
+            GuardKind::Shape {
+                expr: "s0 >= 10".into(),
+            },
+            "",
+        );
+        assert_eq!(
+            serde_json::to_value(&plain).unwrap(),
+            serde_json::json!({"kind": "shape", "expr": "s0 >= 10"})
+        );
+        assert_eq!(g.text(), "s0 >= 10");
     }
 }

@@ -9,10 +9,11 @@
 //!   graph); a storage that holds a *data-mutated* input decides synthetic
 //!   bases, so its members must stay together and nobody else may join it.
 //! * [`group_guards`]: per storage group that was asked about overlap, the
-//!   layouts baked into a synthetic base (bug B6) and the overlap partition,
-//!   as a cheap fast path (layouts as compiled, the domain, the proof's shape
-//!   guards) with the exact sort-and-sweep re-check as its fallback, so a
-//!   shape guard that is merely sufficient never forces a recompile.
+//!   layouts baked into a synthetic base (bug B6) and the overlap partition:
+//!   the StorageOverlap guard, preceded by fast-path guards (layouts as
+//!   compiled, the domain, the proof's shape guards) that imply it, so the
+//!   sweep runs only when they fail, and a shape guard that is merely
+//!   sufficient never forces a recompile.
 
 use super::compact_shape_guards;
 use super::model::{Guard, GuardKind};
@@ -151,7 +152,8 @@ pub struct GroupFacts<'a> {
     /// Members (local indices, sorted) that overlap some other member.
     pub overlapping: Vec<usize>,
     /// The overlap result's guards: empty when proved for all shapes, shape
-    /// guards that imply the partition, or a StorageOverlap guard.
+    /// guards that imply the partition (then the StorageOverlap guard), or
+    /// the StorageOverlap guard alone.
     pub proof_guards: &'a [Guard],
     /// The domain the proof assumed (ranges and assumptions of the group's
     /// symbols), as a condition; `None` when unconstrained.
@@ -220,9 +222,12 @@ pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
         .filter(|x| matches!(x.kind, GuardKind::Shape { .. }))
         .map(|x| x.kind.clone())
         .collect();
-    if g.proof_guards
-        .iter()
-        .any(|x| matches!(x.kind, GuardKind::StorageOverlap { .. }))
+    // Shape guards (fast path) followed by the StorageOverlap guard: the
+    // proof's conditions; the StorageOverlap guard alone: no proof covers it.
+    if shapes.is_empty()
+        && g.proof_guards
+            .iter()
+            .any(|x| matches!(x.kind, GuardKind::StorageOverlap { .. }))
     {
         guards.push(Guard::new(
             exact,
@@ -230,11 +235,20 @@ pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
         ));
         return guards;
     }
-    let mut fast: Vec<GuardKind> = Vec::new();
-    if !all_merged {
-        fast.push(layout(&g.members.iter().collect::<Vec<_>>()));
-    }
     let proved = shapes.is_empty();
+    let mut fast: Vec<Guard> = Vec::new();
+    if !all_merged {
+        fast.push(
+            Guard::new(
+                layout(&g.members.iter().collect::<Vec<_>>()),
+                format!(
+                    "fast path for the partition of storage {}: the proof holds for these layouts",
+                    g.storage
+                ),
+            )
+            .fast(),
+        );
+    }
     // The domain and the shape guards form one conjunction: merge bounds.
     let conds: Vec<&str> = g
         .domain
@@ -246,33 +260,29 @@ pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
         }))
         .collect();
     if let Some(expr) = conjunction(&conds) {
-        fast.push(GuardKind::Shape { expr });
+        let what = match (g.domain.is_some(), proved) {
+            (true, true) => "the ranges and assumptions under which the partition was proved",
+            (true, false) => "the ranges and assumptions of the proof, and shape conditions that imply the partition there",
+            _ => "shape conditions that imply the partition",
+        };
+        fast.push(
+            Guard::new(
+                GuardKind::Shape { expr },
+                format!(
+                    "fast path for the partition of storage {}: {what}",
+                    g.storage
+                ),
+            )
+            .fast(),
+        );
     }
     if fast.is_empty() {
         return guards;
     }
+    guards.extend(fast);
     guards.push(Guard::new(
-        GuardKind::AnyOf {
-            alternatives: vec![fast, vec![exact]],
-        },
-        format!(
-            "{partition_reason}; fast path: {}; else the exact re-check",
-            [
-                (!all_merged).then_some("the layouts as compiled"),
-                g.domain
-                    .is_some()
-                    .then_some("the ranges and assumptions the proof used"),
-                Some(if proved {
-                    "(proved for all shapes there)"
-                } else {
-                    "the shape guards that imply the partition there"
-                }),
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(", ")
-        ),
+        exact,
+        format!("{partition_reason}; skipped when the fast-path guards before it hold, else re-checked exactly"),
     ));
     guards
 }
