@@ -213,6 +213,42 @@ enum Prepared {
 }
 
 /// A guard list prepared for checking many calls.
+///
+/// Fast-path guards stand in for the StorageOverlap guard after them: while
+/// they hold the sweep is skipped; when one fails, the partition decides.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use symalias::guards::{check::{Call, GuardSet}, Guard, GuardKind};
+/// let guards = vec![
+///     // With c = x[9:] (this layout), the partition holds when 10 <= s0.
+///     Guard::new(GuardKind::Layout {
+///         sources: vec!["L['c']".into()],
+///         sizes: vec![vec!["s0 - 9".into()]],
+///         strides: vec![vec!["1".into()]],
+///         storage_offsets: vec!["9".into()],
+///     }, "the proof holds for this layout").fast(),
+///     Guard::new(GuardKind::Shape { expr: "10 <= s0".into() }, "implies the partition").fast(),
+///     Guard::new(GuardKind::StorageOverlap {
+///         overlapping: vec!["L['b']".into(), "L['c']".into()],
+///         non_overlapping: vec!["L['a']".into()],
+///     }, "which inputs overlap decides the synthetic base"),
+/// ];
+/// let symbols = BTreeMap::from([("s0".to_string(), "L['x'].size()[0]".to_string())]);
+/// let set = GuardSet::new(&guards, &symbols).unwrap();
+/// // x[:5], x[7:13], x[9:] of x = ones(n), as PyTorch's #29.
+/// let call = |n: i64, c: (i64, i64)| -> Call { serde_json::from_value(serde_json::json!({"inputs": [
+///     {"source": "L['x']", "tensor": {"object": "x", "storage": "X", "sizes": [n], "strides": [1]}},
+///     {"source": "L['a']", "tensor": {"object": "a", "storage": "X", "sizes": [5], "strides": [1]}},
+///     {"source": "L['b']", "tensor": {"object": "b", "storage": "X", "sizes": [6], "strides": [1], "storage_offset": 7}},
+///     {"source": "L['c']", "tensor": {"object": "c", "storage": "X", "sizes": [c.0], "strides": [1], "storage_offset": c.1}}
+/// ]})).unwrap() };
+/// assert!(set.check(&call(20, (11, 9))).unwrap().pass); // the fast path holds
+/// assert!(set.check(&call(20, (3, 8))).unwrap().pass); // it fails, the partition holds
+/// let out = set.check(&call(20, (2, 13))).unwrap(); // PyTorch's call 2
+/// assert!(!out.pass);
+/// assert!(out.failed.unwrap().starts_with("check_overlapping("));
+/// ```
 #[derive(Debug)]
 pub struct GuardSet {
     guards: Vec<Guard>,
