@@ -1,8 +1,8 @@
 //! `symalias analyze`: FORMATS.md §5 programs in, result documents out.
 
 use super::{input, EXIT_BAD_INPUT};
-use crate::io::{parse_line, run_program, ErrorLine, Program};
-use std::io::{Read, Write};
+use crate::io::{parse_line, run_program, Program};
+use std::io::Write;
 use symalias_solver::Solver;
 
 /// Exit code when a program's result lists errors a compiler would raise.
@@ -23,27 +23,15 @@ pub struct AnalyzeArgs {
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
 /// compiler errors, 2 bad input).
 pub fn run(args: AnalyzeArgs) -> u8 {
-    let mut text = String::new();
-    let read = input::open(&args.input).and_then(|mut r| {
-        r.read_to_string(&mut text)
-            .map(|_| ())
-            .map_err(|e| format!("cannot read {}: {e}", args.input))
-    });
-    if let Err(e) = read {
-        eprintln!("error: {e}");
-        return EXIT_BAD_INPUT;
-    }
-    // One document, or one program per line.
-    let single = serde_json::from_str::<serde_json::Value>(&text).is_ok();
-    let items: Vec<(usize, &str)> = if single {
-        vec![(1, text.as_str())]
-    } else {
-        text.lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l))
-            .filter(|(_, l)| !l.trim().is_empty())
-            .collect()
+    let text = match input::read_all(&args.input) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
     };
+    // One document, or one program per line.
+    let (single, items) = input::documents(&text);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut solver = Solver::default();
@@ -54,28 +42,23 @@ pub fn run(args: AnalyzeArgs) -> u8 {
         let result = parsed
             .value
             .and_then(|p| run_program(&p, &mut solver).map_err(|e| e.at(lineno, id.as_deref())));
-        let line = match result {
+        match result {
             Ok(v) => {
                 if v["errors"].as_array().is_some_and(|e| !e.is_empty()) {
                     with_errors += 1;
                 }
-                if single && args.pretty {
+                let line = if single && args.pretty {
                     serde_json::to_string_pretty(&v)
                 } else {
                     serde_json::to_string(&v)
-                }
+                };
+                let _ = writeln!(out, "{}", line.expect("results serialise"));
             }
             Err(e) => {
-                eprintln!("error: {e}");
                 bad += 1;
-                serde_json::to_string(&ErrorLine {
-                    id,
-                    line: lineno,
-                    error: e.to_string(),
-                })
+                input::error_line(&mut out, lineno, id, &e);
             }
-        };
-        let _ = writeln!(out, "{}", line.expect("results serialise"));
+        }
     }
     let _ = out.flush();
     if bad > 0 {

@@ -8,9 +8,9 @@
 use super::{input, EXIT_BAD_INPUT};
 use crate::guards::check::{Call, GuardSet, Outcome};
 use crate::guards::Guard;
-use crate::io::{parse_line, ErrorLine, InputError};
+use crate::io::{parse_line, InputError};
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 
 /// Arguments of `symalias check-guards`.
 #[derive(Debug, clap::Args)]
@@ -57,18 +57,18 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
-    let mut text = String::new();
-    if let Err(e) = input::open(&args.call).and_then(|mut r| {
-        r.read_to_string(&mut text)
-            .map_err(|e| format!("cannot read {}: {e}", args.call))
-    }) {
-        eprintln!("error: {e}");
-        return EXIT_BAD_INPUT;
-    }
+    let text = match input::read_all(&args.call) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    // One document (possibly spread over lines) or JSON Lines.
-    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
+    let (single, items) = input::documents(&text);
+    if single {
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("checked by documents");
         let call: Call = match serde_path_to_error::deserialize(&doc) {
             Ok(c) => c,
             Err(e) => {
@@ -93,38 +93,28 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
         };
     }
     let mut worst = 0u8;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed = parse_line::<Call>(i + 1, line);
+    for (lineno, line) in items {
+        let parsed = parse_line::<Call>(lineno, line);
         let answer = parsed.value.and_then(|c| {
             set.check(&c).map_err(|e| InputError {
-                line: Some(i + 1),
+                line: Some(lineno),
                 id: None,
                 field: None,
                 message: e.to_string(),
             })
         });
-        let text = match answer {
+        match answer {
             Ok(o) => {
                 worst = worst.max(code(&o));
                 let mut v = serde_json::to_value(&o).expect("serialises");
-                v["line"] = (i + 1).into();
-                v.to_string()
+                v["line"] = lineno.into();
+                let _ = writeln!(out, "{v}");
             }
             Err(e) => {
                 worst = EXIT_BAD_INPUT;
-                eprintln!("error: {e}");
-                serde_json::to_string(&ErrorLine {
-                    id: None,
-                    line: i + 1,
-                    error: e.to_string(),
-                })
-                .expect("serialises")
+                input::error_line(&mut out, lineno, None, &e);
             }
-        };
-        let _ = writeln!(out, "{text}");
+        }
     }
     worst
 }

@@ -1,7 +1,7 @@
 //! `symalias overlap`: one result line per overlap case (FORMATS.md §3).
 
 use super::{input, EXIT_BAD_INPUT};
-use crate::io::{parse_line, run_overlap_case, ErrorLine, OverlapCase, OverlapOptions};
+use crate::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions};
 use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
 use crate::simplify::SimplifyOptions;
 use std::io::{BufRead, IsTerminal, Write};
@@ -96,8 +96,14 @@ pub fn run(args: OverlapArgs) -> u8 {
             .value
             .and_then(|case| run_overlap_case(&case, &opts, &mut solver))
             .map_err(|e| e.at(lineno, id.as_deref()));
-        let text = match result {
-            Ok(r) => serde_json::to_string(&r).expect("result serialises"),
+        match result {
+            Ok(r) => {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&r).expect("result serialises")
+                );
+            }
             Err(err) => {
                 failed += 1;
                 let msg = format!("error: {err}");
@@ -105,15 +111,9 @@ pub fn run(args: OverlapArgs) -> u8 {
                     Some(bar) => bar.println(msg),
                     None => eprintln!("{msg}"),
                 }
-                serde_json::to_string(&ErrorLine {
-                    id,
-                    line: lineno,
-                    error: err.to_string(),
-                })
-                .expect("error serialises")
+                input::write_error(&mut out, lineno, id, &err);
             }
-        };
-        let _ = writeln!(out, "{text}");
+        }
         if let Some(bar) = &progress {
             bar.inc(1);
         }

@@ -4,7 +4,7 @@
 use super::{input, EXIT_BAD_INPUT};
 use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
-use crate::io::{load_env, load_expr, parse_line, ErrorLine, ExprCase, ExprResult};
+use crate::io::{load_env, load_expr, parse_line, ExprCase, ExprResult};
 use crate::simplify::{simplify, SimplifyOptions};
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -179,17 +179,7 @@ fn parse_case(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bo
             true
         }
         Err(err) => {
-            eprintln!("error: {err}");
-            let line = ErrorLine {
-                id,
-                line: lineno,
-                error: err.to_string(),
-            };
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&line).expect("error serialises")
-            );
+            super::input::error_line(out, lineno, id, &err);
             false
         }
     }
