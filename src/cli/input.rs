@@ -47,13 +47,20 @@ pub fn error_line(out: &mut impl Write, line: usize, id: Option<String>, err: &I
     write_error(out, line, id, err);
 }
 
+/// Writes one answer as a JSON line.
+pub fn write_json(out: &mut impl Write, value: &impl serde::Serialize) {
+    let text = serde_json::to_string(value).expect("answers serialise");
+    let _ = writeln!(out, "{text}");
+}
+
 /// Writes the error line of a bad item on `out` (the caller reports it).
 pub fn write_error(out: &mut impl Write, line: usize, id: Option<String>, err: &InputError) {
-    let text = serde_json::to_string(&ErrorLine {
-        id,
-        line,
-        error: err.to_string(),
-    })
-    .expect("error lines serialise");
-    let _ = writeln!(out, "{text}");
+    write_json(
+        out,
+        &ErrorLine {
+            id,
+            line,
+            error: err.to_string(),
+        },
+    );
 }

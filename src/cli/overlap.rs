@@ -97,13 +97,7 @@ pub fn run(args: OverlapArgs) -> u8 {
             .and_then(|case| run_overlap_case(&case, &opts, &mut solver))
             .map_err(|e| e.at(lineno, id.as_deref()));
         match result {
-            Ok(r) => {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string(&r).expect("result serialises")
-                );
-            }
+            Ok(r) => input::write_json(&mut out, &r),
             Err(err) => {
                 failed += 1;
                 let msg = format!("error: {err}");

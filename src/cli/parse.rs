@@ -171,11 +171,7 @@ fn parse_case(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bo
     });
     match result {
         Ok(r) => {
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&r).expect("result serialises")
-            );
+            super::input::write_json(out, &r);
             true
         }
         Err(err) => {
