@@ -352,6 +352,42 @@ fn write_tmp(name: &str, v: &serde_json::Value) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// The README's example: #29 compiled, then four later calls.
+#[test]
+fn check_guards_example_of_the_readme() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let out = run(
+        &["analyze", &format!("{dir}/examples/recompile-29.json")],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    let path = write_tmp("r29.json", &r);
+    let out = run(
+        &[
+            "check-guards",
+            &path,
+            &format!("{dir}/examples/calls-29.jsonl"),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let answers: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pass: Vec<bool> = answers.iter().map(|a| a["pass"] == true).collect();
+    assert_eq!(pass, vec![true, true, false, false]);
+    assert!(answers[2]["failed"]
+        .as_str()
+        .unwrap()
+        .starts_with("same_storage_and_layout("));
+    assert!(answers[3]["failed"]
+        .as_str()
+        .unwrap()
+        .starts_with("storage_partition("));
+}
+
 #[test]
 fn check_guards_passes_fails_and_rejects_bad_calls() {
     // One guard of every kind.
