@@ -357,3 +357,79 @@ fn add_symbol_sources(
         call["inputs"].as_array_mut().unwrap().push(json!({"source": base, "tensor": {"object": format!("extra {base}"), "storage": format!("extra {base}"), "sizes": sz, "strides": st, "storage_offset": off}}));
     }
 }
+
+/// Malformed calls are bad input with a message, never a panic or a pass:
+/// every program's guard list against valid calls broken in one way each
+/// (input missing, rank mismatch, negative or overflowing fields, itemsize 0,
+/// a tensor replaced by a value).
+#[test]
+fn malformed_calls_are_reported_not_passed() {
+    use symalias::guards::check::GuardSet;
+    let mut solver = Solver::default();
+    let mut rng = Rng(0x0bad_ca11);
+    let mut errors = 0;
+    for (name, doc) in programs() {
+        let p: Program = serde_json::from_value(doc.clone()).unwrap();
+        let Ok(compiled) = run_program(&p, &mut solver) else {
+            continue;
+        };
+        let guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
+        if guards.is_empty() {
+            continue;
+        }
+        let symbols: BTreeMap<String, String> =
+            serde_json::from_value(compiled["symbols"].clone()).unwrap();
+        let set = GuardSet::new(&guards, &symbols).unwrap();
+        let at = common::calls::hints(&doc);
+        let (call, _) = concrete_call(&doc, &at, &mut |_, _| {}).unwrap();
+        // The sources the guards read: breaking one of them must be noticed.
+        let read: Vec<usize> = (0..call["inputs"].as_array().unwrap().len())
+            .filter(|&i| {
+                let src = call["inputs"][i]["source"].as_str().unwrap();
+                compiled["guards"].to_string().contains(src)
+            })
+            .collect();
+        if read.is_empty() {
+            continue;
+        }
+        for how in 0..7 {
+            let mut c = call.clone();
+            let i = read[rng.range(0, read.len() as i64 - 1) as usize];
+            let rank = c["inputs"][i]["tensor"]["sizes"]
+                .as_array()
+                .map_or(0, Vec::len);
+            if how == 4 && rank != 1 {
+                continue;
+            }
+            match how {
+                0 => {
+                    c["inputs"].as_array_mut().unwrap().remove(i);
+                }
+                1 => c["inputs"][i]["tensor"]["strides"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(1.into()),
+                2 => c["inputs"][i]["tensor"]["sizes"][0] = (-3).into(),
+                3 => c["inputs"][i]["tensor"]["storage_offset"] = (-1).into(),
+                4 => {
+                    c["inputs"][i]["tensor"]["sizes"] = json!([3]);
+                    c["inputs"][i]["tensor"]["strides"] = json!([i64::MAX]);
+                }
+                5 => c["inputs"][i]["tensor"]["itemsize"] = 0.into(),
+                _ => {
+                    c["inputs"][i]["tensor"] = Value::Null;
+                    c["inputs"][i]["value"] = 3.into();
+                }
+            }
+            let call: Call = serde_json::from_value(c).unwrap();
+            match set.check(&call) {
+                Err(e) => {
+                    errors += 1;
+                    assert!(!e.to_string().is_empty());
+                }
+                Ok(o) => panic!("{name}, breakage {how} of input {i}: answered {o:?}"),
+            }
+        }
+    }
+    assert!(errors >= 50, "only {errors} malformed calls tried");
+}

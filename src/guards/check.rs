@@ -461,7 +461,7 @@ impl GuardSet {
     /// Checks the guards in order on `call`: pass, or the first failing guard
     /// (its text with sources for symbols) and why it fails.
     pub fn check(&self, call: &Call) -> Result<Outcome, CheckError> {
-        let bound = self.bind(call);
+        let bound = self.bind(call)?;
         let fail = |i: usize, reason: String| Outcome {
             pass: false,
             failed: Some(self.guards[i].kind.render(&self.symbols)),
@@ -515,9 +515,13 @@ impl GuardSet {
     /// graph list their inputs in the same order: the position where each
     /// source was found last time is tried first, and the call is indexed
     /// by source only on a miss.
-    fn bind<'c>(&'c self, call: &'c Call) -> Bound<'c> {
+    ///
+    /// Every tensor a guard reads is validated here, once: ranks agree, no
+    /// negative size, stride or offset, itemsize at least 1, every byte
+    /// address fits 64 bits (bad input, not a failing guard).
+    fn bind<'c>(&'c self, call: &'c Call) -> Result<Bound<'c>, CheckError> {
         let mut index: Option<HashMap<&str, usize>> = None;
-        let inputs = self
+        let inputs: Vec<Option<&CallInput>> = self
             .sources
             .iter()
             .zip(&self.last_seen)
@@ -538,10 +542,17 @@ impl GuardSet {
                 Some(&call.inputs[i])
             })
             .collect();
-        Bound {
+        for (k, x) in inputs.iter().enumerate() {
+            if let Some(t) = x.and_then(|x| x.tensor.as_ref()) {
+                view_of(t)
+                    .validate()
+                    .map_err(|e| CheckError::BadTensor(self.sources[k].clone(), e.to_string()))?;
+            }
+        }
+        Ok(Bound {
             names: &self.sources,
             inputs,
-        }
+        })
     }
 
     /// The value of an expression at the call (`Ok(None)` when it cannot be
@@ -713,21 +724,8 @@ impl GuardSet {
                 if let Some(r) = left_storage(members, &ts, &self.sources) {
                     return Ok(Some(r));
                 }
-                let views = ts
-                    .iter()
-                    .zip(members)
-                    .map(|(t, &k)| {
-                        let v = ViewRef {
-                            sizes: &t.sizes,
-                            strides: &t.strides,
-                            offset: t.storage_offset,
-                            itemsize: t.itemsize,
-                        };
-                        v.validate()
-                            .map(|_| v)
-                            .map_err(|e| CheckError::BadTensor(name(k).to_string(), e.to_string()))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                // Validated when the call was bound.
+                let views: Vec<ViewRef> = ts.iter().map(|t| view_of(t)).collect();
                 let answer = analyze_view_refs(&views, DEFAULT_BUDGET);
                 // `answer.overlapping` is sorted; compile time listed the
                 // overlapping members first.
@@ -757,6 +755,16 @@ impl GuardSet {
                 }
             }
         })
+    }
+}
+
+/// A call tensor as a borrowed view.
+fn view_of(t: &CallTensor) -> ViewRef<'_> {
+    ViewRef {
+        sizes: &t.sizes,
+        strides: &t.strides,
+        offset: t.storage_offset,
+        itemsize: t.itemsize,
     }
 }
 
@@ -821,7 +829,7 @@ mod tests {
                         value: Some(n),
                     }],
                 };
-                let fast = set.eval(&field, &set.bind(&call)).unwrap().ok();
+                let fast = set.eval(&field, &set.bind(&call).unwrap()).unwrap().ok();
                 let slow = set.pool.eval(field.id, &|_| Some(n)).ok();
                 assert_eq!(fast, slow, "{text} at s = {n}");
             }
