@@ -36,6 +36,7 @@ fn guard(k: usize) -> Guard {
         GuardKind::StorageOverlap {
             overlapping: over.iter().map(|&i| name(i)).collect(),
             non_overlapping: (5..k - 1).map(name).collect(),
+            components: vec![],
         },
         "bench",
     )

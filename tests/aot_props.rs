@@ -7,115 +7,11 @@
 
 mod common;
 
-use common::Rng;
-use hashbrown::HashSet;
+use common::random_programs::{generate, Gen};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use symalias::io::{run_program, Program};
 use symalias_solver::Solver;
-
-const TYPES: [&str; 8] = [
-    "non_alias",
-    "alias_of_input",
-    "is_input",
-    "alias_of_intermediate_save_as_output",
-    "alias_of_intermediate",
-    "alias_of_intermediate_base_is_user_output",
-    "unsafe_view_alias",
-    "custom_function_view",
-];
-
-struct Gen {
-    program: Value,
-    /// Per input: (object, storage, byte set) for tensors.
-    tensors: Vec<Option<(String, String, HashSet<i64>)>>,
-}
-
-fn generate(seed: u64) -> Gen {
-    let mut r = Rng(seed);
-    let n = r.range(1, 7) as usize;
-    let num_objects = r.range(1, n as i64) as usize;
-    let mut inputs = Vec::new();
-    let mut tensors = Vec::new();
-    // Per object: storage, sizes, strides, offset (identical for every occurrence).
-    let objects: Vec<(String, i64, i64, i64, i64, i64)> = (0..num_objects)
-        .map(|o| {
-            let storage = r.range(0, 1);
-            (
-                format!("o{o}"),
-                storage,
-                r.range(1, 3),
-                r.range(1, 4),
-                r.range(1, 3),
-                r.range(0, 8),
-            )
-        })
-        .collect();
-    let train = r.range(0, 1) == 1;
-    for i in 0..n {
-        if r.range(0, 9) == 0 {
-            inputs.push(json!({"name": format!("arg{i}_1"), "source": format!("L['i{i}']"), "kind": "other", "tensor": null}));
-            tensors.push(None);
-            continue;
-        }
-        let (obj, st, rows, cols, stride, off) =
-            objects[r.range(0, num_objects as i64 - 1) as usize].clone();
-        let storage = format!("S{st}");
-        let mut bytes = HashSet::new();
-        for a in 0..rows {
-            for b in 0..cols {
-                bytes.insert(off + a * (cols * stride) + b * stride);
-            }
-        }
-        inputs.push(json!({
-            "name": format!("arg{i}_1"), "source": format!("L['i{i}']"),
-            "tensor": {"object": obj, "storage": storage, "base": format!("base{st}"),
-                       "sizes": [rows, cols], "strides": [cols * stride, stride], "storage_offset": off,
-                       "itemsize": 1, "dtype": "float32"},
-            "is_leaf": false,
-            "requires_grad": r.range(0, 1) == 1,
-            "mutates_data": r.range(0, 2) == 0,
-            "mutates_metadata": r.range(0, 5) == 0,
-        }));
-        tensors.push(Some((obj, storage, bytes)));
-    }
-    let num_bases = r.range(0, 2) as usize;
-    let num_outputs = r.range(0, 4) as usize;
-    let mut outputs = Vec::new();
-    for _ in 0..num_outputs {
-        let t = TYPES[r.range(0, 7) as usize];
-        let base = match t {
-            "alias_of_input" | "is_input" => Some(r.range(0, n as i64 - 1)),
-            "alias_of_intermediate_save_as_output" | "alias_of_intermediate" if num_bases > 0 => {
-                Some(r.range(0, num_bases as i64 - 1))
-            }
-            "alias_of_intermediate_base_is_user_output" => Some(r.range(0, num_outputs as i64 - 1)),
-            _ => None,
-        };
-        let t = if base.is_none()
-            && !matches!(
-                t,
-                "non_alias" | "unsafe_view_alias" | "custom_function_view"
-            ) {
-            "non_alias"
-        } else {
-            t
-        };
-        outputs.push(json!({"output_type": t, "base_idx": base, "requires_grad": r.range(0, 1) == 1,
-                            "dynamic_dims": if r.range(0, 5) == 0 { Value::Null } else { json!([]) }}));
-    }
-    let merge = if r.range(0, 1) == 0 {
-        "group"
-    } else {
-        "components"
-    };
-    let program = json!({
-        "id": format!("random-{seed}"),
-        "options": {"is_train": train, "keep_input_mutations": !train && r.range(0, 1) == 1, "merge": merge},
-        "inputs": inputs, "outputs": outputs, "num_intermediate_bases": num_bases,
-    });
-    Gen { program, tensors }
-}
 
 fn ints(v: &Value) -> Vec<i64> {
     v.as_array()
@@ -279,7 +175,7 @@ proptest! {
 
     #[test]
     fn random_programs_keep_the_metadata_invariants(seed in any::<u64>()) {
-        let g = generate(seed);
+        let g = generate(seed, false);
         let mut solver = Solver::default();
         if let Err(e) = check(&g, &mut solver) {
             prop_assert!(false, "{e}\\n{}", serde_json::to_string(&g.program).unwrap());

@@ -394,7 +394,7 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
     let result = serde_json::json!({
         "guards": [
             {"kind": "duplicate_input", "kept": "L['a']", "dupe": "L['b']", "reason": "b was removed"},
-            {"kind": "distinct_objects", "mutated": ["L['c']"], "others": ["L['e']"]},
+            {"kind": "distinct_objects", "sources": ["L['c']"], "others": ["L['e']"]},
             {"kind": "storage_partition", "groups": [["L['c']", "L['d']", "L['e']"]], "others": ["L['a']"]},
             {"kind": "shape", "expr": "10 <= s0"},
             {"kind": "layout", "sources": ["L['c']"], "sizes": [["5"]], "strides": [["1"]], "storage_offsets": ["0"]},
@@ -422,7 +422,7 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
         (
             call("a", "A", "c", "S", 20, 0, 4),
             1,
-            "distinct_objects(mutated=[L['c']], others=[L['e']])",
+            "distinct_objects([L['c']], others=[L['e']])",
         ),
         (call("a", "S", "e", "S", 20, 0, 4), 1, "storage_partition("),
         (call("a", "A", "e", "T", 20, 0, 4), 1, "storage_partition("),

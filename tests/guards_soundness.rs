@@ -165,17 +165,7 @@ fn harness(
                 }
             } else if same {
                 st.needless += 1;
-                let failed = outcome.failed.unwrap_or_default();
-                let kind =
-                    guards
-                        .iter()
-                        .find(|g| g.text() == failed)
-                        .map_or("?".to_string(), |g| {
-                            serde_json::to_value(g).unwrap()["kind"]
-                                .as_str()
-                                .unwrap()
-                                .to_string()
-                        });
+                let kind = outcome.index.map_or("?".into(), |i| kind_of(&guards[i]));
                 *st.needless_by.entry(kind).or_default() += 1;
             }
         }
@@ -287,6 +277,28 @@ fn guards_that_pass_keep_every_decision_on_the_symbolic_corpus() {
         "symbolic corpus",
         &harness(corpus_programs(), calls, 0x5eed, true, None),
         1000,
+    );
+}
+
+/// Random programs (duplicates, shared storages, data and metadata
+/// mutations, every output type, both merge modes; every other one with a
+/// symbolic row count) through the same harness.
+#[test]
+fn guards_that_pass_keep_every_decision_on_random_programs() {
+    let n: u64 = std::env::var("SYMALIAS_GUARD_RANDOM_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let progs = (0..n)
+        .map(|k| {
+            let g = common::random_programs::generate(0x5eed_0000 + k, k % 2 == 1);
+            (format!("random-{k}"), g.program)
+        })
+        .collect();
+    report(
+        "random programs",
+        &harness(progs, 20, 0x7a9d, true, None),
+        (n as usize) * 10,
     );
 }
 

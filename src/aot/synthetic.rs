@@ -126,34 +126,6 @@ fn group_by_storage(inputs: &[Option<TensorInput>]) -> Vec<(String, Vec<usize>)>
     groups
 }
 
-/// Connected components of `members` under `pairs` (local indices), each sorted.
-fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn find(p: &mut [usize], x: usize) -> usize {
-        let mut r = x;
-        while p[r] != r {
-            r = p[r];
-        }
-        p[x] = r;
-        r
-    }
-    for &(a, b) in pairs {
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-        if ra != rb {
-            parent[ra.max(rb)] = ra.min(rb);
-        }
-    }
-    let mut comps: Vec<Vec<usize>> = Vec::new();
-    for x in 0..n {
-        let r = find(&mut parent, x);
-        match comps.iter_mut().find(|c| c[0] == r) {
-            Some(c) => c.push(x),
-            None => comps.push(vec![x]),
-        }
-    }
-    comps
-}
-
 /// Two members may share a synthetic base in training only if they are
 /// differentiable views of one another.
 fn differentiable_views(a: &TensorInput, b: &TensorInput) -> bool {
@@ -197,7 +169,7 @@ pub fn merge_view_inputs(
         }
         let parts: Vec<Vec<usize>> = match opts.merge {
             Merge::Group => vec![(0..members.len()).collect()],
-            Merge::Components => components(members.len(), &answer.pairs)
+            Merge::Components => crate::overlap::components(members.len(), &answer.pairs)
                 .into_iter()
                 .filter(|c| c.len() >= 2 && c.iter().any(|&l| info[members[l]].mutates_data))
                 .collect(),

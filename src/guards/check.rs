@@ -114,6 +114,7 @@ pub enum CheckError {
 /// let guards = vec![Guard::new(GuardKind::StorageOverlap {
 ///     overlapping: vec!["L['a']".into(), "L['b']".into()],
 ///     non_overlapping: vec!["L['c']".into()],
+///     components: vec![],
 /// }, "the graph mutates L['a'] through a synthetic base")];
 /// let call = |b_offset: i64| -> Call { serde_json::from_value(serde_json::json!({"inputs": [
 ///     {"source": "L['a']", "tensor": {"object": "a", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": 0}},
@@ -190,6 +191,8 @@ enum Prepared {
     StorageOverlap {
         members: Vec<usize>,
         overlapping: usize,
+        /// Components (as local member indices, sorted), when guarded.
+        components: Vec<Vec<usize>>,
     },
     Shape(Expr),
     Layout {
@@ -199,7 +202,7 @@ enum Prepared {
         offsets: Vec<Expr>,
     },
     DistinctObjects {
-        mutated: Vec<usize>,
+        sources: Vec<usize>,
         others: Vec<usize>,
     },
     StoragePartition {
@@ -232,6 +235,7 @@ enum Prepared {
 ///     Guard::new(GuardKind::StorageOverlap {
 ///         overlapping: vec!["L['b']".into(), "L['c']".into()],
 ///         non_overlapping: vec!["L['a']".into()],
+///         components: vec![],
 ///     }, "which inputs overlap decides the synthetic base"),
 /// ];
 /// let symbols = BTreeMap::from([("s0".to_string(), "L['x'].size()[0]".to_string())]);
@@ -313,12 +317,35 @@ impl Builder<'_> {
             GuardKind::StorageOverlap {
                 overlapping,
                 non_overlapping,
+                components,
             } => {
                 let mut members = self.sources(overlapping);
                 members.extend(self.sources(non_overlapping));
+                let local = |src: &String| -> Result<usize, CheckError> {
+                    overlapping
+                        .iter()
+                        .chain(non_overlapping)
+                        .position(|m| m == src)
+                        .ok_or_else(|| {
+                            CheckError::BadGuard(
+                                "storage_overlap".into(),
+                                format!("component member {src} is not a member"),
+                            )
+                        })
+                };
+                let mut comps = components
+                    .iter()
+                    .map(|c| {
+                        let mut c = c.iter().map(local).collect::<Result<Vec<_>, _>>()?;
+                        c.sort_unstable();
+                        Ok(c)
+                    })
+                    .collect::<Result<Vec<_>, CheckError>>()?;
+                comps.sort();
                 Prepared::StorageOverlap {
                     members,
                     overlapping: overlapping.len(),
+                    components: comps,
                 }
             }
             GuardKind::Shape { expr } => Prepared::Shape(self.expr(expr)?),
@@ -354,8 +381,8 @@ impl Builder<'_> {
                     offsets: self.exprs(storage_offsets)?,
                 }
             }
-            GuardKind::DistinctObjects { mutated, others } => Prepared::DistinctObjects {
-                mutated: self.sources(mutated),
+            GuardKind::DistinctObjects { sources, others } => Prepared::DistinctObjects {
+                sources: self.sources(sources),
                 others: self.sources(others),
             },
             GuardKind::StoragePartition { groups, others } => Prepared::StoragePartition {
@@ -601,9 +628,9 @@ impl GuardSet {
             Prepared::DuplicateInput { kept, dupe } => (b.tensor(*kept)?.object
                 != b.tensor(*dupe)?.object)
                 .then(|| format!("{} and {} are different objects", name(*kept), name(*dupe))),
-            Prepared::DistinctObjects { mutated, others } => {
+            Prepared::DistinctObjects { sources, others } => {
                 let mut seen: HashMap<&str, usize> = HashMap::new();
-                for &k in mutated {
+                for &k in sources {
                     if let Some(prev) = seen.insert(b.tensor(k)?.object.as_str(), k) {
                         return Ok(Some(format!(
                             "{} and {} are now the same object",
@@ -716,6 +743,7 @@ impl GuardSet {
             Prepared::StorageOverlap {
                 members,
                 overlapping,
+                components,
             } => {
                 let ts = members
                     .iter()
@@ -731,7 +759,29 @@ impl GuardSet {
                 // overlapping members first.
                 let same = answer.overlapping.len() == *overlapping
                     && answer.overlapping.iter().enumerate().all(|(i, &j)| i == j);
-                if same {
+                let now_components = || -> Vec<Vec<usize>> {
+                    let pairs: Vec<(usize, usize)> =
+                        answer.pairs.iter().map(|p| (p.0, p.1)).collect();
+                    let mut c: Vec<Vec<usize>> = crate::overlap::components(members.len(), &pairs)
+                        .into_iter()
+                        .filter(|c| c.len() >= 2)
+                        .collect();
+                    c.sort();
+                    c
+                };
+                if same && !components.is_empty() && now_components() != *components {
+                    let now: Vec<String> = now_components()
+                        .iter()
+                        .map(|c| {
+                            let names: Vec<&str> = c.iter().map(|&i| name(members[i])).collect();
+                            format!("[{}]", names.join(", "))
+                        })
+                        .collect();
+                    Some(format!(
+                        "the same inputs overlap, but the overlap graph's components are now [{}]",
+                        now.join(", ")
+                    ))
+                } else if same {
                     None
                 } else {
                     let undecided = answer

@@ -43,6 +43,11 @@ pub enum GuardKind {
         overlapping: Vec<String>,
         /// Sources of the members disjoint from all others.
         non_overlapping: Vec<String>,
+        /// When not empty: the connected components of the overlap graph with
+        /// two or more members must also be exactly these (merging by
+        /// components depends on them, not only on the overlapping set).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        components: Vec<Vec<String>>,
     },
     /// A condition over the symbols (§1 text; symbols are bound from sources).
     Shape {
@@ -62,12 +67,13 @@ pub enum GuardKind {
         /// Per member: storage offset.
         storage_offsets: Vec<String>,
     },
-    /// Each of `mutated` is a different object from every other listed input
-    /// (a later duplicate of a mutated input would change the dedupe
-    /// decision). One O(k) check.
+    /// Each of `sources` is a different object from every other listed input
+    /// (a later duplicate of one of them would change the dedupe decision:
+    /// the mutated inputs, or every kept input when duplicates are removed).
+    /// One O(k) check.
     DistinctObjects {
-        /// Sources of the mutated inputs.
-        mutated: Vec<String>,
+        /// Sources that must each be a different object.
+        sources: Vec<String>,
         /// Sources of the other tensor inputs.
         others: Vec<String>,
     },
@@ -138,16 +144,31 @@ impl GuardKind {
             GuardKind::StorageOverlap {
                 overlapping,
                 non_overlapping,
-            } => format!(
-                "check_overlapping(overlapping=[{}], non_overlapping=[{}])",
-                list(overlapping),
-                list(non_overlapping)
-            ),
+                components,
+            } => {
+                let comps = if components.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", components=[{}]",
+                        components
+                            .iter()
+                            .map(|c| format!("[{}]", list(c)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                format!(
+                    "check_overlapping(overlapping=[{}], non_overlapping=[{}]{comps})",
+                    list(overlapping),
+                    list(non_overlapping)
+                )
+            }
             GuardKind::Shape { expr } => sub(expr),
             GuardKind::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
-            GuardKind::DistinctObjects { mutated, others } => format!(
-                "distinct_objects(mutated=[{}], others=[{}])",
-                list(mutated),
+            GuardKind::DistinctObjects { sources, others } => format!(
+                "distinct_objects([{}], others=[{}])",
+                list(sources),
                 list(others)
             ),
             GuardKind::StoragePartition { groups, others } => format!(

@@ -49,7 +49,7 @@ pub struct InputFacts {
 /// let gs = identity_guards(&[t("a", "A", "S", true), t("b", "B", "T", false), t("c", "C", "U", false)], &[]);
 /// let text: Vec<String> = gs.iter().map(|g| g.text()).collect();
 /// assert_eq!(text, vec![
-///     "distinct_objects(mutated=[a], others=[b, c])",
+///     "distinct_objects([a], others=[b, c])",
 ///     "storage_partition(groups=[[a]], others=[b, c])",
 /// ]);
 /// ```
@@ -77,20 +77,30 @@ pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec
             .iter()
             .any(|y| &y.object == o && (y.mutates_data || y.mutates_metadata))
     };
-    let (mutated, others): (Vec<&InputFacts>, Vec<&InputFacts>) =
-        tensors.iter().partition(|x| mutated_object(&x.object));
+    // Under the `remove` strategy every later occurrence of any object is
+    // removed: a new duplicate of any kept input changes the decision. Else
+    // only a duplicate of a mutated object does (others are leafified).
+    let removing = !removed.is_empty();
+    let (mutated, others): (Vec<&InputFacts>, Vec<&InputFacts>) = tensors
+        .iter()
+        .partition(|x| removing || mutated_object(&x.object));
     let names = |xs: &[&InputFacts]| xs.iter().map(|x| x.source.clone()).collect::<Vec<_>>();
     if !mutated.is_empty() && tensors.len() >= 2 {
-        guards.push(Guard::new(
-            GuardKind::DistinctObjects {
-                mutated: names(&mutated),
-                others: names(&others),
-            },
+        let reason = if removing {
+            "duplicates are removed from this graph's inputs: one more duplicate among the kept inputs would change which are removed".to_string()
+        } else {
             format!(
                 "{} mutated input{}: passing one again, or as another input, would make it a duplicate to remove; the graph was compiled with them distinct (#139789/B8)",
                 mutated.len(),
                 if mutated.len() == 1 { "" } else { "s" }
-            ),
+            )
+        };
+        guards.push(Guard::new(
+            GuardKind::DistinctObjects {
+                sources: names(&mutated),
+                others: names(&others),
+            },
+            reason,
         ));
     }
     // Storages that hold a data-mutated input decide the synthetic bases.
@@ -102,9 +112,11 @@ pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec
             None => groups.push((st, vec![x])),
         }
     }
+    // As the synthetic-base pass: a group is asked when a kept member's own
+    // (deduped) metadata has a data mutation.
     let (watched, rest): (Vec<_>, Vec<_>) = groups
         .into_iter()
-        .partition(|g| g.1.iter().any(|x| mutated_data_object(inputs, x)));
+        .partition(|g| g.1.iter().any(|x| x.mutates_data));
     let others: Vec<&InputFacts> = rest.into_iter().flat_map(|g| g.1).collect();
     let worth = watched.len() + others.len() >= 2 || watched.iter().any(|g| g.1.len() >= 2);
     if !watched.is_empty() && worth {
@@ -117,12 +129,6 @@ pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec
         ));
     }
     guards
-}
-
-fn mutated_data_object(inputs: &[InputFacts], x: &InputFacts) -> bool {
-    inputs
-        .iter()
-        .any(|y| y.object == x.object && y.mutates_data)
 }
 
 /// One member of an asked storage group.
@@ -158,6 +164,10 @@ pub struct GroupFacts<'a> {
     /// The domain the proof assumed (ranges and assumptions of the group's
     /// symbols), as a condition; `None` when unconstrained.
     pub domain: Option<String>,
+    /// When inputs are merged by connected components of the overlap graph:
+    /// the components (local indices). The proof covers the overlapping set,
+    /// not the components, so they are re-checked exactly on every call.
+    pub components: Option<Vec<Vec<usize>>>,
 }
 
 /// The guards of one asked storage group.
@@ -170,7 +180,7 @@ pub struct GroupFacts<'a> {
 /// };
 /// // Concrete and not merged: the partition alone (fixes B4).
 /// let g = GroupFacts { storage: "S", members: vec![m("a", "0", false), m("b", "10", false)],
-///     symbolic: false, overlapping: vec![], proof_guards: &[], domain: None };
+///     symbolic: false, overlapping: vec![], proof_guards: &[], domain: None, components: None };
 /// let text: Vec<String> = group_guards(&g).iter().map(|g| g.text()).collect();
 /// assert_eq!(text, vec!["check_overlapping(overlapping=[], non_overlapping=[a, b])"]);
 /// // Concrete and merged: the layouts baked into the graph fix the partition too.
@@ -202,11 +212,25 @@ pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
             .filter(|k| !g.overlapping.contains(k))
             .map(|k| g.members[k].source.clone())
             .collect(),
+        components: g
+            .components
+            .iter()
+            .flatten()
+            .filter(|c| c.len() >= 2)
+            .map(|c| c.iter().map(|&k| g.members[k].source.clone()).collect())
+            .collect(),
     };
     let partition_reason = format!(
         "storage {}: which of its inputs overlap decides the synthetic base",
         g.storage
     );
+    if g.components.is_some() && (g.symbolic || !all_merged) {
+        guards.push(Guard::new(
+            exact,
+            format!("storage {}: inputs are merged by connected components of the overlap graph, which the proof does not cover: the partition and its components are re-checked exactly", g.storage),
+        ));
+        return guards;
+    }
     if !g.symbolic {
         if !all_merged {
             guards.push(Guard::new(

@@ -140,6 +140,7 @@ pub fn run_overlap_case(
             GuardKind::StorageOverlap {
                 overlapping: answer.overlapping.iter().map(|&i| source(i)).collect(),
                 non_overlapping: non_overlapping.iter().map(|&i| source(i)).collect(),
+                components: Vec::new(),
             },
             format!("{}: {why}", case.id),
         )

@@ -602,6 +602,15 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
             } else {
                 None
             },
+            components: (p.options.merge == MergeOption::Components).then(|| {
+                let pairs: Vec<(usize, usize)> = r
+                    .pairs
+                    .iter()
+                    .filter(|x| x.overlap)
+                    .map(|x| (x.a, x.b))
+                    .collect();
+                crate::overlap::components(members.len(), &pairs)
+            }),
         }));
     }
     let mut result = json!({

@@ -92,3 +92,38 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
         exact_tests,
     }
 }
+
+/// Connected components of the overlap graph on `n` members (pairs of member
+/// indices), each sorted, in order of their smallest member; a member that
+/// overlaps nothing is a component of its own.
+///
+/// ```
+/// use symalias::overlap::components;
+/// assert_eq!(components(5, &[(3, 1), (0, 2)]), vec![vec![0, 2], vec![1, 3], vec![4]]);
+/// ```
+pub fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while p[r] != r {
+            r = p[r];
+        }
+        p[x] = r;
+        r
+    }
+    for &(a, b) in pairs {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut comps: Vec<Vec<usize>> = Vec::new();
+    for x in 0..n {
+        let r = find(&mut parent, x);
+        match comps.iter_mut().find(|c| c[0] == r) {
+            Some(c) => c.push(x),
+            None => comps.push(vec![x]),
+        }
+    }
+    comps
+}

@@ -17,7 +17,7 @@ mod proof;
 pub use diophantine::{gcd, solve, Solve, Term};
 pub use encode::{Encoder, Unsupported};
 pub use footprint::{View, ViewError, ViewRef};
-pub use group::GroupAnswer;
+pub use group::{components, GroupAnswer};
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub use proof::{prove_case, CaseProof, PairProof, ProofOptions};
 

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod calls;
+pub mod random_programs;
 pub mod views;
 
 use std::path::PathBuf;
