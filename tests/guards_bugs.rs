@@ -237,3 +237,39 @@ fn b8_distinct_then_aliased_is_caught() {
         "only fresh storages pass"
     );
 }
+
+/// Merging by components (`"merge": "components"`) depends on how the
+/// overlapping inputs connect, not only on which overlap: with a = x[:s0]
+/// mutated, d = x[:2], b = x[4:6], c = x[5:7], every input overlaps another
+/// for every s0, but b and c join a's component only when s0 >= 5. Found by
+/// the random-program harness; the components are part of the guard. With
+/// whole-group merging the same family passes everywhere (same decisions).
+#[test]
+fn components_merge_is_guarded_by_the_overlap_graph() {
+    let mut solver = Solver::default();
+    let view = |o: &str, size: Value, off: i64, mutated: bool| {
+        json!({"source": format!("L['{o}']"), "tensor": {"object": o, "storage": "X", "base": "x",
+               "sizes": [size], "strides": [1], "storage_offset": off}, "mutates_data": mutated})
+    };
+    for (merge, passing) in [("components", 6), ("group", 9)] {
+        let doc = json!({
+            "id": format!("components-{merge}"),
+            "symbols": {"s0": {"hint": 8, "min": 2, "max": 10, "source": "L['a'].size()[0]"}},
+            "options": {"is_train": false, "merge": merge},
+            "inputs": [view("a", json!("s0"), 0, true), view("d", json!(2), 0, false),
+                       view("b", json!(2), 4, false), view("c", json!(2), 5, false)],
+            "outputs": []
+        });
+        let c = compile(doc, &mut solver);
+        let family = (2..=10)
+            .map(|n| -> Later {
+                (
+                    format!("{merge}, s0 = {n}"),
+                    BTreeMap::from([("s0".to_string(), n)]),
+                    Box::new(|_, _| {}),
+                )
+            })
+            .collect();
+        assert_eq!(exactly(&c, family, &mut solver), passing, "{merge}");
+    }
+}
