@@ -63,7 +63,7 @@ pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec
                     kept: k.clone(),
                     dupe: d.clone(),
                 },
-                format!("{d} was removed as a duplicate of the mutated {k}: the graph reads and mutates it through {k}"),
+                format!("{d} was removed as a duplicate of {k} (a duplicated input is mutated, so duplicates are removed): the graph reads it through {k}"),
             )
         })
         .collect();
@@ -81,23 +81,23 @@ pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec
     // removed: a new duplicate of any kept input changes the decision. Else
     // only a duplicate of a mutated object does (others are leafified).
     let removing = !removed.is_empty();
-    let (mutated, others): (Vec<&InputFacts>, Vec<&InputFacts>) = tensors
+    let (distinct, others): (Vec<&InputFacts>, Vec<&InputFacts>) = tensors
         .iter()
         .partition(|x| removing || mutated_object(&x.object));
     let names = |xs: &[&InputFacts]| xs.iter().map(|x| x.source.clone()).collect::<Vec<_>>();
-    if !mutated.is_empty() && tensors.len() >= 2 {
+    if !distinct.is_empty() && tensors.len() >= 2 {
         let reason = if removing {
             "duplicates are removed from this graph's inputs: one more duplicate among the kept inputs would change which are removed".to_string()
         } else {
             format!(
                 "{} mutated input{}: passing one again, or as another input, would make it a duplicate to remove; the graph was compiled with them distinct (#139789/B8)",
-                mutated.len(),
-                if mutated.len() == 1 { "" } else { "s" }
+                distinct.len(),
+                if distinct.len() == 1 { "" } else { "s" }
             )
         };
         guards.push(Guard::new(
             GuardKind::DistinctObjects {
-                sources: names(&mutated),
+                sources: names(&distinct),
                 others: names(&others),
             },
             reason,
