@@ -26,6 +26,10 @@ pub struct OverlapArgs {
     /// Most z3 queries per case.
     #[arg(long, default_value_t = 256)]
     pub max_queries: usize,
+    /// Wall-clock backstop per case for the proof, in milliseconds: after it,
+    /// no more z3 queries (what is left is unknown, so guarded).
+    #[arg(long, default_value_t = ProofOptions::default().time_limit.as_millis() as u64)]
+    pub time_limit_ms: u64,
     /// Write `micros: 0`, for byte-for-byte reproducible output.
     #[arg(long)]
     pub no_timing: bool,
@@ -68,6 +72,7 @@ pub fn run(args: OverlapArgs) -> u8 {
         proof: ProofOptions {
             max_queries: args.max_queries,
             budget: args.budget,
+            time_limit: std::time::Duration::from_millis(args.time_limit_ms),
             ..ProofOptions::default()
         },
         no_timing: args.no_timing,

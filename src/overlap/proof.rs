@@ -25,6 +25,7 @@ use super::{analyze_views, GroupAnswer, SymTensor, Verdict, View};
 use crate::env::Env;
 use crate::expr::{BinOp, ExprId, ExprPool, Symbol};
 use hashbrown::HashMap;
+use std::time::{Duration, Instant};
 use symalias_solver::{Answer, Cmp, Formula, Query, Session, Solver, Term};
 use tracing::{debug, debug_span};
 
@@ -37,6 +38,12 @@ pub struct ProofOptions {
     pub samples: usize,
     /// Work bound of the concrete exact test used on samples and models.
     pub budget: u64,
+    /// Wall-clock backstop per case, outside z3: once it is spent, no more
+    /// queries are asked and what is left is unknown (so guarded). Each query
+    /// is bounded by its deterministic `rlimit`; this bounds their sum, which
+    /// is only reached on a pathological case (then the output may depend on
+    /// the machine's speed).
+    pub time_limit: Duration,
 }
 
 impl Default for ProofOptions {
@@ -45,6 +52,7 @@ impl Default for ProofOptions {
             max_queries: 256,
             samples: 48,
             budget: super::DEFAULT_BUDGET,
+            time_limit: Duration::from_secs(10),
         }
     }
 }
@@ -100,6 +108,7 @@ struct Prover<'a, 's> {
     session: &'a mut Session<'s>,
     opts: ProofOptions,
     queries: usize,
+    started: Instant,
     counterexample: Option<Vec<(Symbol, i64)>>,
     /// The classification at the hints (what every counterexample must change).
     hint_set: Vec<usize>,
@@ -133,6 +142,7 @@ pub fn prove_case(
             session,
             opts,
             queries: 0,
+            started: Instant::now(),
             counterexample: None,
             hint_set: hint.overlapping.clone(),
         };
@@ -451,6 +461,9 @@ impl Prover<'_, '_> {
         if self.queries >= self.opts.max_queries {
             return Answer::Unknown("query limit of the case reached".into());
         }
+        if self.started.elapsed() >= self.opts.time_limit {
+            return Answer::Unknown("time limit of the case reached".into());
+        }
         self.queries += 1;
         let mut all = self.domain.clone();
         all.extend(assertions);
@@ -458,7 +471,7 @@ impl Prover<'_, '_> {
             vars: enc.vars().to_vec(),
             assertions: all,
         };
-        let t0 = std::time::Instant::now();
+        let t0 = Instant::now();
         let a = self.session.check(&q);
         debug!(micros = t0.elapsed().as_micros() as u64, answer = ?a, "z3 query");
         a
