@@ -694,13 +694,10 @@ impl GuardSet {
                 strides,
                 offsets,
             } => {
-                let ts = members
-                    .iter()
-                    .map(|&k| b.tensor(k))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if let Some(r) = left_storage(members, &ts, &self.sources) {
-                    return Ok(Some(r));
-                }
+                let ts = match one_storage(members, b)? {
+                    Ok(ts) => ts,
+                    Err(why) => return Ok(Some(why)),
+                };
                 for (j, t) in ts.iter().enumerate() {
                     let who = name(members[j]);
                     if t.sizes.len() != sizes[j].len() {
@@ -745,13 +742,10 @@ impl GuardSet {
                 overlapping,
                 components,
             } => {
-                let ts = members
-                    .iter()
-                    .map(|&k| b.tensor(k))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if let Some(r) = left_storage(members, &ts, &self.sources) {
-                    return Ok(Some(r));
-                }
+                let ts = match one_storage(members, b)? {
+                    Ok(ts) => ts,
+                    Err(why) => return Ok(Some(why)),
+                };
                 // Validated when the call was bound.
                 let views: Vec<ViewRef> = ts.iter().map(|t| view_of(t)).collect();
                 let answer = analyze_view_refs(&views, DEFAULT_BUDGET);
@@ -818,13 +812,22 @@ fn view_of(t: &CallTensor) -> ViewRef<'_> {
     }
 }
 
-/// Why the tensors no longer share the first one's storage, if they do not.
-fn left_storage(members: &[usize], ts: &[&CallTensor], names: &[String]) -> Option<String> {
-    let k = ts.iter().position(|t| t.storage != ts[0].storage)?;
-    Some(format!(
-        "{} is no longer in the storage of {} (storage identity changed)",
-        names[members[k]], names[members[0]]
-    ))
+/// The members' tensors, or why they no longer share the first one's storage.
+fn one_storage<'c>(
+    members: &[usize],
+    b: &Bound<'c>,
+) -> Result<Result<Vec<&'c CallTensor>, String>, CheckError> {
+    let ts = members
+        .iter()
+        .map(|&k| b.tensor(k))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(match ts.iter().position(|t| t.storage != ts[0].storage) {
+        None => Ok(ts),
+        Some(k) => Err(format!(
+            "{} is no longer in the storage of {} (storage identity changed)",
+            b.names[members[k]], b.names[members[0]]
+        )),
+    })
 }
 
 #[cfg(test)]
