@@ -164,10 +164,7 @@ fn check(g: &Gen, solver: &mut Solver) -> Result<(), String> {
 }
 
 fn cases() -> u32 {
-    std::env::var("SYMALIAS_AOT_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000)
+    common::env_count("SYMALIAS_AOT_CASES", 1000)
 }
 
 proptest! {

@@ -9,6 +9,8 @@
 //! * simplification under random ranges (and an assumption) keeps the value at
 //!   every point of the box where the input is defined, and never grows.
 
+mod common;
+
 use proptest::prelude::*;
 use symalias::env::Env;
 use symalias::expr::{parse, parse_ast, ExprPool, Node, Value};
@@ -256,10 +258,7 @@ proptest! {
 }
 
 fn simplify_cases() -> u32 {
-    std::env::var("SYMALIAS_SIMPLIFY_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1500)
+    common::env_count("SYMALIAS_SIMPLIFY_CASES", 1500)
 }
 
 proptest! {

@@ -203,10 +203,7 @@ fn report(what: &str, st: &Stats, min_calls: usize) {
 
 #[test]
 fn guards_that_pass_keep_every_decision() {
-    let calls = std::env::var("SYMALIAS_GUARD_CALLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
+    let calls = common::env_count("SYMALIAS_GUARD_CALLS", 400);
     report(
         "§5 programs",
         &harness(programs(), calls, 0x6a7d, false, None),
@@ -269,10 +266,7 @@ fn corpus_programs() -> Vec<(String, Value)> {
 
 #[test]
 fn guards_that_pass_keep_every_decision_on_the_symbolic_corpus() {
-    let calls = std::env::var("SYMALIAS_GUARD_CORPUS_CALLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
+    let calls = common::env_count("SYMALIAS_GUARD_CORPUS_CALLS", 20);
     report(
         "symbolic corpus",
         &harness(corpus_programs(), calls, 0x5eed, true, None),
@@ -285,10 +279,7 @@ fn guards_that_pass_keep_every_decision_on_the_symbolic_corpus() {
 /// symbolic row count) through the same harness.
 #[test]
 fn guards_that_pass_keep_every_decision_on_random_programs() {
-    let n: u64 = std::env::var("SYMALIAS_GUARD_RANDOM_PROGRAMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
+    let n: u64 = common::env_count("SYMALIAS_GUARD_RANDOM_PROGRAMS", 300);
     let progs = (0..n)
         .map(|k| {
             let g = common::random_programs::generate(0x5eed_0000 + k, k % 2 == 1);

@@ -12,10 +12,7 @@ use proptest::test_runner::{Config, TestRunner};
 use symalias::overlap::{analyze_views, Verdict, View, DEFAULT_BUDGET};
 
 fn cases() -> u32 {
-    std::env::var("SYMALIAS_DIFF_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000)
+    common::env_count("SYMALIAS_DIFF_CASES", 20_000)
 }
 
 fn view(itemsizes: &'static [i64]) -> impl Strategy<Value = View> {

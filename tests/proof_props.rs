@@ -136,7 +136,7 @@ fn guard_holds(text: &str, at: &[i64]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: std::env::var("SYMALIAS_PROOF_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::env_count("SYMALIAS_PROOF_CASES", 400), ..ProptestConfig::default() })]
 
     #[test]
     fn proofs_counterexamples_and_guards_hold_on_the_whole_domain((syms, case) in case()) {

@@ -582,8 +582,8 @@ impl GuardSet {
         })
     }
 
-    /// The value of an expression at the call (`Ok(None)` when it cannot be
-    /// evaluated, e.g. a division by zero).
+    /// The value of an expression at the call; the inner `Err` says why it
+    /// cannot be evaluated (e.g. a division by zero), the outer one is bad input.
     fn eval(&self, e: &Expr, b: &Bound) -> Result<Result<Value, String>, CheckError> {
         match e.shape {
             Simple::Const(v) => return Ok(Ok(Value::Int(v))),

@@ -31,6 +31,15 @@ pub fn corpus_lines(name: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// A count from the environment variable `name` (to run a property test or
+/// harness longer locally), else `default`.
+pub fn env_count<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// SplitMix64: small, deterministic, good enough for test inputs.
 pub struct Rng(pub u64);
 
