@@ -356,7 +356,7 @@ fn every_rule_holds_exhaustively_and_by_z3() {
     let mut names = hashbrown::HashSet::new();
     let mut solver = Solver::new(Budget {
         rlimit: 200_000,
-        seed: 0,
+        ..Budget::default()
     });
     let (mut proved, mut unknown, mut box_only) = (0, 0, 0);
     for spec in &rules {
@@ -406,7 +406,7 @@ fn the_checker_rejects_wrong_rules() {
     ];
     let mut solver = Solver::new(Budget {
         rlimit: 200_000,
-        seed: 0,
+        ..Budget::default()
     });
     for (name, lhs, rhs, cond) in wrong {
         let spec = RuleSpec {

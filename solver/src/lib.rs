@@ -8,6 +8,10 @@
 //! * a **fixed random seed**;
 //! * a **resource limit** (`rlimit`) instead of z3's wall-clock `timeout`, which can
 //!   deadlock libz3 4.8.12 once it fires (see `DESIGN.md`);
+//! * a **hard wall-clock bound** on every query, because 4.8.12 does not honour
+//!   `rlimit` everywhere: a watchdog thread interrupts the context
+//!   (`Z3_interrupt`) when a query outlives its deadline, and the query answers
+//!   [`Answer::Unknown`] (see the `watchdog` module);
 //! * an explicit three-valued [`Answer`].
 //!
 //! Vocabulary: a [`Query`] is a list of integer variables and [`Formula`]s over
@@ -34,19 +38,29 @@
 
 mod lower;
 mod term;
+mod watchdog;
+mod worker;
 
 pub use term::{Cmp, Formula, Term};
+pub use worker::{abandoned_workers, GRACE, MAX_ABANDONED};
 pub use z3;
 
 use hashbrown::HashMap;
+use std::time::{Duration, Instant};
+use worker::Worker;
 
-/// Resource budget of one query. `rlimit` is z3's deterministic resource counter.
+/// Resource budget of one query. `rlimit` is z3's deterministic resource
+/// counter and the primary bound; `wall` is the backstop for the queries where
+/// z3 4.8.12 ignores it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// z3 `rlimit` (resource units); 0 means unlimited.
     pub rlimit: u32,
     /// z3 `random_seed`, fixed so that the same query gives the same answer.
     pub seed: u32,
+    /// Wall-clock bound of one query: past it the query is interrupted and
+    /// answers unknown (within a few milliseconds of z3 noticing).
+    pub wall: Duration,
 }
 
 impl Default for Budget {
@@ -54,7 +68,16 @@ impl Default for Budget {
         Budget {
             rlimit: 20_000,
             seed: 0,
+            wall: Duration::from_secs(1),
         }
+    }
+}
+
+impl Answer {
+    /// `true` when the answer is unknown because the wall-clock watchdog
+    /// interrupted the query (such answers are never cached).
+    pub fn interrupted(&self) -> bool {
+        matches!(self, Answer::Unknown(r) if r == lower::INTERRUPTED || r == worker::BUSY)
     }
 }
 
@@ -120,8 +143,16 @@ pub struct Stats {
 #[derive(Debug, Default)]
 pub struct Solver {
     budget: Budget,
-    cache: HashMap<String, Answer>,
+    cache: HashMap<String, Cached>,
     stats: Stats,
+}
+
+/// A cached answer and the `rlimit` it was found under (an unknown found
+/// under a smaller budget does not answer a query with a larger one).
+#[derive(Clone, Debug)]
+struct Cached {
+    answer: Answer,
+    rlimit: u32,
 }
 
 impl Solver {
@@ -139,83 +170,124 @@ impl Solver {
         self.stats
     }
 
-    /// Checks a query in a fresh context.
+    /// The per-query budget.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Checks a query in a fresh context (on a worker thread, bounded by the
+    /// budget's `wall` time plus [`GRACE`]).
     pub fn check(&mut self, q: &Query) -> Answer {
         let budget = self.budget;
-        cached(&mut self.cache, &mut self.stats, q, |q| {
-            lower::check(q, &[], budget)
-                .pop()
-                .unwrap_or(Answer::Unknown("no answer".into()))
+        cached(&mut self.cache, &mut self.stats, q, budget.rlimit, |q| {
+            match Worker::spawn(budget.seed) {
+                Some(w) => w.check(q, budget.rlimit, Instant::now() + budget.wall).1,
+                None => Answer::Unknown(worker::BUSY.into()),
+            }
         })
     }
 
-    /// Runs `f` with a [`Session`]: one fresh z3 context for all its queries.
+    /// Runs `f` with a [`Session`]: one z3 context for all its queries, on a
+    /// worker thread started at the first query; each query is bounded by
+    /// its deadline plus [`GRACE`] whatever z3 does.
     pub fn session<R, F>(&mut self, f: F) -> R
     where
-        F: FnOnce(&mut Session<'_>) -> R + Send,
-        R: Send + Sync,
+        F: FnOnce(&mut Session<'_>) -> R,
     {
-        let budget = self.budget;
-        let cell = std::sync::Mutex::new((Some(f), &mut self.cache, &mut self.stats));
-        lower::with_context(|| {
-            let mut guard = cell.lock().expect("session lock");
-            let (f, cache, stats) = &mut *guard;
-            let f = f.take().expect("session runs once");
-            let mut session = Session {
-                z3: lower::new_solver(budget),
-                cache,
-                stats,
-            };
-            f(&mut session)
-        })
+        let mut session = Session {
+            worker: None,
+            budget: self.budget,
+            cache: &mut self.cache,
+            stats: &mut self.stats,
+        };
+        f(&mut session)
     }
 
-    /// Checks `base` extended by each of `variants` in turn, incrementally
-    /// (push/pop in one context): one answer per variant.
+    /// Checks `base` extended by each of `variants` in turn, in one context
+    /// (push/pop): one answer per variant.
     pub fn check_each(&mut self, base: &Query, variants: &[Vec<Formula>]) -> Vec<Answer> {
-        self.stats.queries += variants.len() as u64;
-        let answers = lower::check(base, variants, self.budget);
-        self.stats.unknown += answers
-            .iter()
-            .filter(|a| matches!(a, Answer::Unknown(_)))
-            .count() as u64;
-        answers
+        self.session(|s| {
+            variants
+                .iter()
+                .map(|extra| {
+                    let mut q = base.clone();
+                    q.assertions.extend(extra.iter().cloned());
+                    s.check(&q)
+                })
+                .collect()
+        })
     }
 }
 
 /// Queries sharing one z3 context (see [`Solver::session`]).
 pub struct Session<'a> {
-    z3: z3::Solver,
-    cache: &'a mut HashMap<String, Answer>,
+    /// The worker holding the context; started at the first query, replaced
+    /// when one is abandoned.
+    worker: Option<Worker>,
+    budget: Budget,
+    cache: &'a mut HashMap<String, Cached>,
     stats: &'a mut Stats,
 }
 
 impl Session<'_> {
-    /// Checks a query in its own push/pop scope of the session's context.
+    /// Checks a query in its own push/pop scope of the session's context,
+    /// under the solver's budget.
     pub fn check(&mut self, q: &Query) -> Answer {
-        let z3 = &self.z3;
-        cached(self.cache, self.stats, q, |q| lower::check_scoped(z3, q))
+        let deadline = Instant::now() + self.budget.wall;
+        self.check_with(q, self.budget.rlimit, deadline)
+    }
+
+    /// Checks a query with its own `rlimit`, interrupted at `deadline` at the
+    /// latest (or after the budget's `wall` time, whichever comes first). The
+    /// call returns by that time plus [`GRACE`], whatever z3 does.
+    pub fn check_with(&mut self, q: &Query, rlimit: u32, deadline: Instant) -> Answer {
+        let deadline = deadline.min(Instant::now() + self.budget.wall);
+        let (seed, slot) = (self.budget.seed, &mut self.worker);
+        cached(self.cache, self.stats, q, rlimit, |q| {
+            let Some(w) = slot.take().or_else(|| Worker::spawn(seed)) else {
+                return Answer::Unknown(worker::BUSY.into());
+            };
+            let (back, answer) = w.check(q, rlimit, deadline);
+            *slot = back;
+            answer
+        })
     }
 }
 
-/// Answers `q` from the cache, or by `run` (then caches the answer).
+/// Answers `q` from the cache, or by `run` (then caches the answer, unless it
+/// was interrupted: that depends on the machine, not on the query).
 fn cached(
-    cache: &mut HashMap<String, Answer>,
+    cache: &mut HashMap<String, Cached>,
     stats: &mut Stats,
     q: &Query,
+    rlimit: u32,
     run: impl FnOnce(&Query) -> Answer,
 ) -> Answer {
     stats.queries += 1;
     let key = q.key();
-    if let Some(a) = cache.get(&key) {
-        stats.cache_hits += 1;
-        return a.clone();
+    if let Some(c) = cache.get(&key) {
+        let unlimited = c.rlimit == 0;
+        if !matches!(c.answer, Answer::Unknown(_))
+            || unlimited
+            || (rlimit != 0 && c.rlimit >= rlimit)
+        {
+            stats.cache_hits += 1;
+            return c.answer.clone();
+        }
     }
     let answer = run(q);
     if matches!(answer, Answer::Unknown(_)) {
         stats.unknown += 1;
     }
-    cache.insert(key, answer.clone());
+    if !answer.interrupted() {
+        cache.insert(
+            key,
+            Cached {
+                answer: answer.clone(),
+                rlimit,
+            },
+        );
+    }
     answer
 }
 
@@ -328,9 +400,99 @@ mod tests {
         );
         let a = Solver::new(Budget {
             rlimit: 1000,
-            seed: 0,
+            ..Budget::default()
         })
         .check(&q);
         assert!(matches!(a, Answer::Unknown(_)), "{a:?}");
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    /// The nonlinear query of `repro/01_hang_z3_h4.jsonl` (two views of one
+    /// storage, indices times symbolic strides): z3 4.8.12 runs it for minutes
+    /// under any `rlimit` >= 15,000 and does not always notice an interrupt.
+    fn hanging_query() -> Query {
+        let v = |i| Term::Var(i);
+        // s0, s1 >= 2; 0 <= i < s0, 0 <= j < s1 - 1, 0 <= k < s1 - 1;
+        // 3 + j*2*s0 == 2 + k*s0 (+ i*0).
+        Query::new(
+            &["s0", "s1", "i", "j", "k"],
+            vec![
+                v(0).cmp(Cmp::Ge, Term::Int(2)),
+                v(1).cmp(Cmp::Ge, Term::Int(2)),
+                v(2).cmp(Cmp::Ge, Term::Int(0)),
+                v(2).cmp(Cmp::Lt, v(0)),
+                v(3).cmp(Cmp::Ge, Term::Int(0)),
+                v(3).cmp(Cmp::Lt, v(1) + Term::Int(-1)),
+                v(4).cmp(Cmp::Ge, Term::Int(0)),
+                v(4).cmp(Cmp::Lt, v(1) + Term::Int(-1)),
+                (Term::Int(3) + Term::Mul(vec![v(3), Term::Int(2), v(0)]))
+                    .cmp(Cmp::Eq, Term::Int(2) + Term::Mul(vec![v(4), v(0)])),
+            ],
+        )
+    }
+
+    #[test]
+    fn every_query_returns_by_its_deadline_plus_grace() {
+        let mut solver = Solver::new(Budget {
+            rlimit: 0, // unlimited: only the wall clock can stop it
+            ..Budget::default()
+        });
+        let q = hanging_query();
+        for ms in [20u64, 150] {
+            let t0 = Instant::now();
+            let deadline = t0 + Duration::from_millis(ms);
+            let a = solver.session(|s| s.check_with(&q, 0, deadline));
+            let took = t0.elapsed();
+            assert!(
+                took <= Duration::from_millis(ms) + GRACE + Duration::from_millis(30),
+                "took {took:?} for a {ms} ms deadline ({a:?})"
+            );
+            // The query runs for more than 5 s unbounded: here it is cut.
+            assert!(a.interrupted(), "{a:?}");
+        }
+        // Interrupted answers are not cached: the cache holds no unknowns
+        // for this query.
+        assert!(solver.cache.values().all(|c| !c.answer.interrupted()));
+    }
+
+    #[test]
+    fn a_session_keeps_answering_after_an_interrupt() {
+        // Interrupts at many points of a hard query, each followed by easy
+        // queries in the same session: the easy ones always get the exact
+        // answer (no stale interrupt, no stuck cancellation, no deadlock).
+        let hard = hanging_query();
+        let easy = |k: i64| {
+            Query::new(
+                &["i", "j"],
+                vec![(Term::Var(0) * Term::Int(3))
+                    .cmp(Cmp::Eq, (Term::Var(1) * Term::Int(3)) + Term::Int(k))],
+            )
+        };
+        let mut solver = Solver::new(Budget {
+            rlimit: 0,
+            ..Budget::default()
+        });
+        solver.session(|s| {
+            for round in 0..12u64 {
+                let deadline = Instant::now() + Duration::from_millis(1 + 7 * round);
+                let _ = s.check_with(&hard, 0, deadline);
+                for k in 0..3 {
+                    // Distinct text per round, so the cache cannot answer.
+                    let mut q = easy(k);
+                    q.assertions
+                        .push(Term::Var(0).cmp(Cmp::Ge, Term::Int(-(round as i64) - 1)));
+                    let far = Instant::now() + Duration::from_secs(5);
+                    let a = s.check_with(&q, 20_000, far);
+                    match k {
+                        0 => assert!(matches!(a, Answer::Sat(_)), "round {round}: {a:?}"),
+                        _ => assert_eq!(a, Answer::Unsat, "round {round}"),
+                    }
+                }
+            }
+        });
     }
 }

@@ -1,80 +1,101 @@
 //! Lowering [`Query`]s to z3 and reading answers back.
 
 use crate::term::{Cmp, Formula, Term};
+use crate::watchdog::Watchdog;
 use crate::{Answer, Budget, Query};
+use std::time::Instant;
 use z3::ast::{Bool, Int};
 
-/// Runs `f` with a fresh thread-local z3 context (model generation on).
-pub(crate) fn with_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+/// The reason of an answer cut short by the wall-clock watchdog.
+pub(crate) const INTERRUPTED: &str = "interrupted: wall-clock limit of the query";
+
+/// Runs `f` with a fresh thread-local z3 context (model generation on) and a
+/// watchdog thread that can interrupt it (see [`Watchdog`]).
+pub(crate) fn with_context<R: Send + Sync>(f: impl FnOnce(&Watchdog) -> R + Send + Sync) -> R {
     let mut cfg = z3::Config::new();
     cfg.set_model_generation(true);
-    z3::with_z3_config(&cfg, f)
+    z3::with_z3_config(&cfg, || {
+        let ctx = z3::Context::thread_local();
+        let handle = ctx.handle();
+        let dog = Watchdog::default();
+        // Stops the watchdog however `f` ends (a panic too): otherwise the
+        // scope would wait for it forever.
+        struct Stop<'d>(&'d Watchdog);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.stop();
+            }
+        }
+        std::thread::scope(|s| {
+            let stop = Stop(&dog);
+            s.spawn(|| dog.run(|| handle.interrupt()));
+            let r = f(&dog);
+            drop(stop);
+            r
+        })
+    })
 }
 
 /// A solver with the budget's seed and resource limit.
 pub(crate) fn new_solver(budget: Budget) -> z3::Solver {
     let solver = z3::Solver::new();
-    let mut params = z3::Params::new();
-    params.set_u32("rlimit", budget.rlimit);
-    params.set_u32("random_seed", budget.seed);
-    solver.set_params(&params);
+    set_rlimit(&solver, budget.rlimit, budget.seed);
     solver
 }
 
-/// Checks `q` in a push/pop scope of `solver`.
-pub(crate) fn check_scoped(solver: &z3::Solver, q: &Query) -> Answer {
+/// Sets the solver's `rlimit` for the next checks.
+pub(crate) fn set_rlimit(solver: &z3::Solver, rlimit: u32, seed: u32) {
+    let mut params = z3::Params::new();
+    params.set_u32("rlimit", rlimit);
+    params.set_u32("random_seed", seed);
+    solver.set_params(&params);
+}
+
+/// Asserts `fs` (and the side conditions their lowering needs) and checks,
+/// under the watchdog until `deadline`: z3 may spend unbounded time in the
+/// assertions' preprocessing as well as in the check.
+fn assert_and_run(
+    solver: &z3::Solver,
+    dog: &Watchdog,
+    deadline: Instant,
+    q: &Query,
+    vars: &[Int],
+    fs: &[&Formula],
+) -> Answer {
+    let mut side = Vec::new();
+    let lowered: Vec<Bool> = fs.iter().map(|f| formula(f, vars, &mut side)).collect();
+    if Instant::now() >= deadline {
+        return Answer::Unknown(INTERRUPTED.into());
+    }
+    let armed = dog.arm(deadline);
+    for b in lowered.iter().chain(&side) {
+        solver.assert(b);
+    }
+    let answer = run(solver, q, vars);
+    if dog.disarm(armed) {
+        // Whatever z3 said after an interrupt, it is not an answer to rely on
+        // for reproducibility: only unknown is reported.
+        return Answer::Unknown(INTERRUPTED.into());
+    }
+    answer
+}
+
+/// Checks `q` in a push/pop scope of `solver`, interrupted at `deadline`.
+pub(crate) fn check_scoped(
+    solver: &z3::Solver,
+    dog: &Watchdog,
+    deadline: Instant,
+    q: &Query,
+) -> Answer {
     solver.push();
     let vars: Vec<Int> = q.vars.iter().map(|n| Int::new_const(n.as_str())).collect();
-    let mut side = Vec::new();
-    for a in &q.assertions {
-        let b = formula(a, &vars, &mut side);
-        solver.assert(&b);
-    }
-    for s in side {
-        solver.assert(&s);
-    }
-    let a = run(solver, q, &vars, &[]);
+    let fs: Vec<&Formula> = q.assertions.iter().collect();
+    let a = assert_and_run(solver, dog, deadline, q, &vars, &fs);
     solver.pop(1);
     a
 }
 
-/// Checks `q` (and, when `variants` is not empty, `q` plus each variant in a
-/// push/pop scope) in one fresh context.
-pub(crate) fn check(q: &Query, variants: &[Vec<Formula>], budget: Budget) -> Vec<Answer> {
-    with_context(|| {
-        let solver = new_solver(budget);
-        let vars: Vec<Int> = q.vars.iter().map(|n| Int::new_const(n.as_str())).collect();
-        let mut side = Vec::new();
-        for a in &q.assertions {
-            let b = formula(a, &vars, &mut side);
-            solver.assert(&b);
-        }
-        for s in side.drain(..) {
-            solver.assert(&s);
-        }
-        if variants.is_empty() {
-            return vec![run(&solver, q, &vars, &[])];
-        }
-        variants
-            .iter()
-            .map(|extra| {
-                solver.push();
-                for f in extra {
-                    let b = formula(f, &vars, &mut side);
-                    solver.assert(&b);
-                }
-                for s in side.drain(..) {
-                    solver.assert(&s);
-                }
-                let a = run(&solver, q, &vars, extra);
-                solver.pop(1);
-                a
-            })
-            .collect()
-    })
-}
-
-fn run(solver: &z3::Solver, q: &Query, vars: &[Int], extra: &[Formula]) -> Answer {
+fn run(solver: &z3::Solver, q: &Query, vars: &[Int]) -> Answer {
     match solver.check() {
         z3::SatResult::Unsat => Answer::Unsat,
         z3::SatResult::Unknown => Answer::Unknown(
@@ -94,11 +115,7 @@ fn run(solver: &z3::Solver, q: &Query, vars: &[Int], extra: &[Formula]) -> Answe
                 return Answer::Unknown("a model value does not fit in 64 bits".into());
             };
             // Never trust a model blindly: re-check every assertion exactly.
-            let holds = q
-                .assertions
-                .iter()
-                .chain(extra)
-                .all(|f| f.eval(&values) == Some(true));
+            let holds = q.assertions.iter().all(|f| f.eval(&values) == Some(true));
             if holds {
                 Answer::Sat(values)
             } else {

@@ -73,6 +73,7 @@ pub fn run(args: OverlapArgs) -> u8 {
             max_queries: args.max_queries,
             budget: args.budget,
             time_limit: std::time::Duration::from_millis(args.time_limit_ms),
+            rlimit: args.rlimit,
             ..ProofOptions::default()
         },
         no_timing: args.no_timing,
@@ -80,7 +81,7 @@ pub fn run(args: OverlapArgs) -> u8 {
     };
     let mut solver = Solver::new(Budget {
         rlimit: args.rlimit,
-        seed: 0,
+        ..Budget::default()
     });
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

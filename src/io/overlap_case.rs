@@ -72,6 +72,19 @@ pub fn run_overlap_case(
     let budget = opts.budget;
     let _span = debug_span!("overlap_case", id = %case.id).entered();
     let start = Instant::now();
+    // One deadline for the whole case: simplification gets what is left of
+    // it (and is skipped once it is spent), the proof stops at it.
+    let deadline = opts.proof.deadline_from(start);
+    let simplify_opts = || {
+        opts.simplify.as_ref().and_then(|so| {
+            let left = deadline.saturating_duration_since(Instant::now());
+            (!left.is_zero()).then(|| {
+                let mut so = so.clone();
+                so.limits.time = so.limits.time.min(left);
+                so
+            })
+        })
+    };
     let mut loaded = match &opts.simplify {
         Some(so) => load_env_simplified(&case.symbols, &case.assumptions, so)?,
         None => load_env(&case.symbols, &case.assumptions)?,
@@ -80,10 +93,10 @@ pub fn run_overlap_case(
     let mut simplified: hashbrown::HashMap<ExprId, ExprId> = hashbrown::HashMap::new();
     let mut load = |loaded: &mut Loaded, field: &str, value: &ExprField| {
         let e = load_expr(loaded, field, value, true)?;
-        Ok::<ExprId, InputError>(match &opts.simplify {
+        Ok::<ExprId, InputError>(match simplify_opts() {
             Some(so) => *simplified
                 .entry(e)
-                .or_insert_with(|| simplify(&mut loaded.pool, &loaded.env, e, so).expr),
+                .or_insert_with(|| simplify(&mut loaded.pool, &loaded.env, e, &so).expr),
             None => e,
         })
     };
@@ -170,7 +183,10 @@ pub fn run_overlap_case(
             &views,
             &answer,
             solver,
-            opts.proof,
+            ProofOptions {
+                deadline: Some(deadline),
+                ..opts.proof
+            },
         );
         let guards = match (&proof.invariant, &proof.shape_guards) {
             (Some(true), _) => Vec::new(),
@@ -180,8 +196,8 @@ pub fn run_overlap_case(
                 // on one symbol and drop repeats (the list is a conjunction).
                 let simplified: Vec<_> = gs
                     .iter()
-                    .map(|&g| match &opts.simplify {
-                        Some(so) => simplify(&mut loaded.pool, &loaded.env, g, so).expr,
+                    .map(|&g| match simplify_opts() {
+                        Some(so) => simplify(&mut loaded.pool, &loaded.env, g, &so).expr,
                         None => g,
                     })
                     .collect();

@@ -38,12 +38,17 @@ pub struct ProofOptions {
     pub samples: usize,
     /// Work bound of the concrete exact test used on samples and models.
     pub budget: u64,
-    /// Wall-clock backstop per case, outside z3: once it is spent, no more
-    /// queries are asked and what is left is unknown (so guarded). Each query
-    /// is bounded by its deterministic `rlimit`; this bounds their sum, which
-    /// is only reached on a pathological case (then the output may depend on
-    /// the machine's speed).
+    /// Wall-clock bound of the proof: once it is spent, no more queries are
+    /// asked, a running query is interrupted (the solver's watchdog), and what
+    /// is left is unknown (so guarded). Each query is first bounded by its
+    /// deterministic `rlimit`; the wall clock is reached only where z3 ignores
+    /// it (then the output may depend on the machine's speed).
     pub time_limit: Duration,
+    /// An absolute deadline that also bounds the proof (the caller's case
+    /// deadline, which covers loading and simplification too).
+    pub deadline: Option<Instant>,
+    /// z3 `rlimit` of a query.
+    pub rlimit: u32,
 }
 
 impl Default for ProofOptions {
@@ -53,7 +58,17 @@ impl Default for ProofOptions {
             samples: 48,
             budget: super::DEFAULT_BUDGET,
             time_limit: Duration::from_secs(10),
+            deadline: None,
+            rlimit: 20_000,
         }
+    }
+}
+
+impl ProofOptions {
+    /// The deadline of a proof that starts at `started`.
+    pub fn deadline_from(&self, started: Instant) -> Instant {
+        let own = started + self.time_limit;
+        self.deadline.map_or(own, |d| d.min(own))
     }
 }
 
@@ -461,7 +476,8 @@ impl Prover<'_, '_> {
         if self.queries >= self.opts.max_queries {
             return Answer::Unknown("query limit of the case reached".into());
         }
-        if self.started.elapsed() >= self.opts.time_limit {
+        let deadline = self.opts.deadline_from(self.started);
+        if Instant::now() >= deadline {
             return Answer::Unknown("time limit of the case reached".into());
         }
         self.queries += 1;
@@ -472,7 +488,8 @@ impl Prover<'_, '_> {
             assertions: all,
         };
         let t0 = Instant::now();
-        let a = self.session.check(&q);
+        let rlimit = self.opts.rlimit;
+        let a = self.session.check_with(&q, rlimit, deadline);
         debug!(micros = t0.elapsed().as_micros() as u64, answer = ?a, "z3 query");
         a
     }
