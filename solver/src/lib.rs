@@ -111,6 +111,30 @@ impl Query {
         }
     }
 
+    /// The query restricted to the variables its assertions mention, numbered
+    /// densely in order of first mention: the compact query and, for each of
+    /// its variables, the index of the variable in `self`.
+    pub fn compact(&self) -> (Query, Vec<u32>) {
+        let mut used = Vec::new();
+        for a in &self.assertions {
+            a.vars_into(&mut used);
+        }
+        let mut new_of: HashMap<u32, u32> = HashMap::new();
+        let mut old = Vec::new();
+        for v in used {
+            new_of.entry(v).or_insert_with(|| {
+                old.push(v);
+                (old.len() - 1) as u32
+            });
+        }
+        let rename = |v: u32| new_of[&v];
+        let q = Query {
+            vars: old.iter().map(|&v| self.vars[v as usize].clone()).collect(),
+            assertions: self.assertions.iter().map(|a| a.map_vars(&rename)).collect(),
+        };
+        (q, old)
+    }
+
     /// The canonical text of the query (its cache key).
     pub fn key(&self) -> String {
         let mut k = format!("{}|", self.vars.len());

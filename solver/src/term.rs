@@ -129,6 +129,48 @@ impl Term {
     }
 }
 
+impl Term {
+    /// Appends the variables the term mentions (with repeats) to `out`.
+    pub fn vars_into(&self, out: &mut Vec<u32>) {
+        match self {
+            Term::Int(_) => {}
+            Term::Var(i) => out.push(*i),
+            Term::Add(xs) | Term::Mul(xs) | Term::Min(xs) | Term::Max(xs) => {
+                xs.iter().for_each(|x| x.vars_into(out))
+            }
+            Term::FloorDiv(a, b) | Term::Mod(a, b) => {
+                a.vars_into(out);
+                b.vars_into(out);
+            }
+            Term::Ite(c, a, b) => {
+                c.vars_into(out);
+                a.vars_into(out);
+                b.vars_into(out);
+            }
+        }
+    }
+
+    /// The same term with every variable `v` renamed to `f(v)`.
+    pub fn map_vars(&self, f: &impl Fn(u32) -> u32) -> Term {
+        let all = |xs: &[Term]| xs.iter().map(|x| x.map_vars(f)).collect();
+        match self {
+            Term::Int(v) => Term::Int(*v),
+            Term::Var(i) => Term::Var(f(*i)),
+            Term::Add(xs) => Term::Add(all(xs)),
+            Term::Mul(xs) => Term::Mul(all(xs)),
+            Term::Min(xs) => Term::Min(all(xs)),
+            Term::Max(xs) => Term::Max(all(xs)),
+            Term::FloorDiv(a, b) => Term::FloorDiv(Box::new(a.map_vars(f)), Box::new(b.map_vars(f))),
+            Term::Mod(a, b) => Term::Mod(Box::new(a.map_vars(f)), Box::new(b.map_vars(f))),
+            Term::Ite(c, a, b) => Term::Ite(
+                Box::new(c.map_vars(f)),
+                Box::new(a.map_vars(f)),
+                Box::new(b.map_vars(f)),
+            ),
+        }
+    }
+}
+
 impl std::ops::Add for Term {
     type Output = Term;
     /// `a + b`.
@@ -154,6 +196,31 @@ impl std::ops::Mul for Term {
 }
 
 impl Formula {
+    /// Appends the variables the formula mentions (with repeats) to `out`.
+    pub fn vars_into(&self, out: &mut Vec<u32>) {
+        match self {
+            Formula::True | Formula::False => {}
+            Formula::Cmp(_, a, b) => {
+                a.vars_into(out);
+                b.vars_into(out);
+            }
+            Formula::And(xs) | Formula::Or(xs) => xs.iter().for_each(|x| x.vars_into(out)),
+            Formula::Not(x) => x.vars_into(out),
+        }
+    }
+
+    /// The same formula with every variable `v` renamed to `f(v)`.
+    pub fn map_vars(&self, f: &impl Fn(u32) -> u32) -> Formula {
+        match self {
+            Formula::True => Formula::True,
+            Formula::False => Formula::False,
+            Formula::Cmp(op, a, b) => Formula::Cmp(*op, a.map_vars(f), b.map_vars(f)),
+            Formula::And(xs) => Formula::And(xs.iter().map(|x| x.map_vars(f)).collect()),
+            Formula::Or(xs) => Formula::Or(xs.iter().map(|x| x.map_vars(f)).collect()),
+            Formula::Not(x) => Formula::Not(Box::new(x.map_vars(f))),
+        }
+    }
+
     /// Evaluates; `None` where a term cannot be evaluated.
     pub fn eval(&self, vars: &[i64]) -> Option<bool> {
         Some(match self {

@@ -15,6 +15,9 @@ use std::time::Instant;
 use symalias_solver::Solver;
 use tracing::debug_span;
 
+/// Shape-guard lists up to this length are simplified guard by guard.
+pub const SIMPLIFY_GUARDS_MAX: usize = 32;
+
 /// How `run_overlap_case` works.
 #[derive(Clone, Copy, Debug)]
 pub struct OverlapOptions {
@@ -194,9 +197,13 @@ pub fn run_overlap_case(
                 // Guards are read within the case's domain, like every other
                 // fact of the analysis: simplify them there, then merge bounds
                 // on one symbol and drop repeats (the list is a conjunction).
+                // A long list (a chain of many views) is left in the pool's
+                // canonical form over the simplified fields: an egg run per
+                // guard would make the case quadratic-looking in time.
+                let short = gs.len() <= SIMPLIFY_GUARDS_MAX;
                 let simplified: Vec<_> = gs
                     .iter()
-                    .map(|&g| match simplify_opts() {
+                    .map(|&g| match simplify_opts().filter(|_| short) {
                         Some(so) => simplify(&mut loaded.pool, &loaded.env, g, &so).expr,
                         None => g,
                     })

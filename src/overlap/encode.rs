@@ -18,6 +18,8 @@ pub struct Unsupported(pub String);
 pub struct Encoder {
     vars: Vec<String>,
     of_symbol: HashMap<Symbol, u32>,
+    /// The symbol of each variable (`None` for fresh variables).
+    symbols: Vec<Option<Symbol>>,
 }
 
 impl Encoder {
@@ -34,20 +36,19 @@ impl Encoder {
         }
         let v = self.fresh(pool.symbol_name(s));
         self.of_symbol.insert(s, v);
+        self.symbols[v as usize] = Some(s);
         v
     }
 
     /// The symbol behind a variable, if it is one.
     pub fn symbol_of(&self, var: u32) -> Option<Symbol> {
-        self.of_symbol
-            .iter()
-            .find(|(_, &v)| v == var)
-            .map(|(s, _)| *s)
+        self.symbols.get(var as usize).copied().flatten()
     }
 
     /// A fresh variable (e.g. an index).
     pub fn fresh(&mut self, name: &str) -> u32 {
         self.vars.push(name.to_string());
+        self.symbols.push(None);
         (self.vars.len() - 1) as u32
     }
 

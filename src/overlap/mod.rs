@@ -8,6 +8,7 @@
 
 mod boxes;
 mod diophantine;
+mod domain;
 mod encode;
 mod footprint;
 mod group;

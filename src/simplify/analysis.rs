@@ -107,18 +107,24 @@ impl FactsAnalysis {
         env: &Env,
         recs: impl IntoIterator<Item = &'a egg::RecExpr<Sym>>,
     ) -> Self {
+        // Only the symbols that occur: the environment may hold thousands.
         let mut vars = HashMap::new();
-        for &s in env.symbols() {
-            let cong = env.congruence(s).map_or(Cong::ANY, |c| {
-                Cong::new(c.modulus as i128, c.residue as i128)
-            });
-            vars.insert(pool.symbol_name(s).into(), (env.range(s), cong));
-        }
         let mut opaque = HashMap::new();
         for node in recs.into_iter().flat_map(|r| r.as_ref()) {
-            if let Sym::Opaque(Opaque(i)) = node {
-                let e = crate::expr::ExprId(*i);
-                opaque.insert(*i, (pool.ty(e), env.interval(pool, e)));
+            match node {
+                Sym::Opaque(Opaque(i)) => {
+                    let e = crate::expr::ExprId(*i);
+                    opaque.insert(*i, (pool.ty(e), env.interval(pool, e)));
+                }
+                Sym::Var(name) if !vars.contains_key(name) => {
+                    if let Some(s) = pool.lookup_symbol(name.as_str()) {
+                        let cong = env.congruence(s).map_or(Cong::ANY, |c| {
+                            Cong::new(c.modulus as i128, c.residue as i128)
+                        });
+                        vars.insert(*name, (env.range(s), cong));
+                    }
+                }
+                _ => {}
             }
         }
         FactsAnalysis { vars, opaque }

@@ -20,11 +20,14 @@
 //! exact classification differs. Anything else is unknown — which is safe: it only
 //! adds a guard.
 
+mod split;
+
+use super::domain::Domain;
 use super::encode::Encoder;
 use super::{analyze_views, GroupAnswer, SymTensor, Verdict, View};
 use crate::env::Env;
 use crate::expr::{BinOp, ExprId, ExprPool, Symbol};
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use symalias_solver::{Answer, Cmp, Formula, Query, Session, Solver, Term};
 use tracing::{debug, debug_span};
@@ -101,6 +104,27 @@ pub struct CaseProof {
     pub queries: usize,
 }
 
+/// Groups up to this many views are proved pair by pair where a chain of
+/// extents does not carry (quadratic work); larger ones rely on the chain.
+const PAIRWISE_CHAIN: usize = 24;
+
+/// Unproved chain links tried with local boundary samples before z3.
+const LOCAL_SAMPLED_LINKS: usize = 3;
+
+/// Most pairs listed as `refuted` at a counterexample.
+pub const REFUTED_LISTED: usize = 64;
+
+/// What a z3 question came back with.
+enum Asked {
+    /// No allowed assignment satisfies it.
+    Unsat,
+    /// An assignment of (some) symbols that satisfies it; the others keep
+    /// their hints. Not yet checked against the exact classification.
+    Model(Vec<(Symbol, i64)>),
+    /// Not settled (budget, time, already refuted, not encodable).
+    Unknown,
+}
+
 /// A symbolic footprint in the case's unit.
 struct SymFootprint {
     start: ExprId,
@@ -118,8 +142,7 @@ struct Prover<'a, 's> {
     fps: Vec<SymFootprint>,
     bytes_mode: bool,
     enc: Encoder,
-    domain: Vec<Formula>,
-    domain_ok: bool,
+    domain: Domain,
     session: &'a mut Session<'s>,
     opts: ProofOptions,
     queries: usize,
@@ -152,8 +175,7 @@ pub fn prove_case(
             fps: Vec::new(),
             bytes_mode,
             enc: Encoder::default(),
-            domain: Vec::new(),
-            domain_ok: true,
+            domain: Domain::new(),
             session,
             opts,
             queries: 0,
@@ -236,7 +258,7 @@ impl Prover<'_, '_> {
         for e in fields {
             match self.enc.term(self.pool, e) {
                 Ok(t) => self.domain.push(t.cmp(Cmp::Ge, Term::Int(0))),
-                Err(_) => self.domain_ok = false,
+                Err(_) => self.domain.complete = false,
             }
         }
     }
@@ -246,22 +268,52 @@ impl Prover<'_, '_> {
         let overlapping: Vec<bool> = (0..n)
             .map(|i| hint.overlapping.binary_search(&i).is_ok())
             .collect();
-        let chain_id = self.chains();
+        // Views outside the overlapping set: every pair must stay disjoint.
+        // The views whose extents meet no other view's at the hints form one
+        // chain ordered by start; its links (`end < next start`) carry
+        // disjointness along by transitivity, so n - 1 links stand for all
+        // n(n-1)/2 pairs, and the unproved links are the guards. Every other
+        // view is examined pair by pair.
+        let chain = self.chain();
+        let mut in_chain = vec![false; n];
+        for &c in &chain {
+            in_chain[c] = true;
+        }
         let mut pairs: Vec<(usize, usize, bool, PairProof)> = Vec::new();
         let mut status: HashMap<(usize, usize), PairProof> = HashMap::new();
         let mut guards: Vec<ExprId> = Vec::new();
         let mut all_guarded = true;
         let mut all_proved = true;
-        // Views outside the overlapping set: every pair must stay disjoint.
+        let mut local_tries = LOCAL_SAMPLED_LINKS;
+        let broken: Vec<(usize, usize, PairProof)> = chain
+            .windows(2)
+            .filter_map(|w| {
+                let st = self.prove_link(w[0], w[1], &mut local_tries);
+                (st != PairProof::Proved).then_some((w[0], w[1], st))
+            })
+            .collect();
+        if !broken.is_empty() && !self.chain_pairwise(&chain, &broken, &mut status) {
+            all_proved = false;
+            for &(x, y, st) in &broken {
+                pairs.push((x.min(y), x.max(y), false, st));
+                match self.link_guard(x, y) {
+                    Some(g) => guards.push(g),
+                    None => all_guarded = false,
+                }
+            }
+        }
         // Once some requirement is neither proved nor covered by a shape guard,
         // the answer can only be the StorageOverlap guard (with `false` or `null`):
         // stop examining pairs and leave refutation to the concrete samples.
+        let others: Vec<usize> = (0..n).filter(|&v| !in_chain[v]).collect();
+        let everyone: Vec<usize> = (0..n).collect();
         'views: for v in (0..n).filter(|&v| !overlapping[v]) {
-            for u in 0..n {
+            let partners = if in_chain[v] { &others } else { &everyone };
+            for &u in partners {
                 if !all_guarded {
                     break 'views;
                 }
-                if u == v || (chain_id[u].is_some() && chain_id[u] == chain_id[v]) {
+                if u == v {
                     continue;
                 }
                 let key = (v.min(u), v.max(u));
@@ -326,31 +378,44 @@ impl Prover<'_, '_> {
             pairs.push((*a, *b, true, st));
         }
         pairs.sort_by_key(|p| (p.0, p.1));
-        let proved = all_proved && self.domain_ok;
+        let proved = all_proved && self.domain.complete;
         if !proved && self.counterexample.is_none() {
             self.sample_refuter();
         }
-        // At the counterexample, the pairs whose verdict flips are refuted.
+        // At the counterexample, the pairs whose verdict flips are refuted
+        // (at most `REFUTED_LISTED` of them: at a counterexample where many
+        // views collide there can be quadratically many).
         if let Some(at) = self
             .counterexample
             .as_ref()
             .and_then(|cx| self.analyze_at(cx))
         {
-            let at_hint: Vec<(usize, usize)> = hint.pairs.iter().map(|p| (p.0, p.1)).collect();
-            let at_cx: Vec<(usize, usize)> = at.pairs.iter().map(|p| (p.0, p.1)).collect();
-            let flipped = at_hint
+            let at_hint: HashSet<(usize, usize)> = hint.pairs.iter().map(|p| (p.0, p.1)).collect();
+            let at_cx: HashSet<(usize, usize)> = at.pairs.iter().map(|p| (p.0, p.1)).collect();
+            let mut flipped: Vec<(usize, usize, bool)> = hint
+                .pairs
                 .iter()
+                .map(|p| (p.0, p.1))
                 .filter(|p| !at_cx.contains(p))
-                .map(|&(a, b)| (a, b, true))
+                .map(|(a, b)| (a, b, true))
                 .chain(
-                    at_cx
+                    at.pairs
                         .iter()
+                        .map(|p| (p.0, p.1))
                         .filter(|p| !at_hint.contains(p))
-                        .map(|&(a, b)| (a, b, false)),
-                );
+                        .map(|(a, b)| (a, b, false)),
+                )
+                .collect();
+            flipped.sort_unstable();
+            flipped.truncate(REFUTED_LISTED);
+            let index: HashMap<(usize, usize), usize> = pairs
+                .iter()
+                .enumerate()
+                .map(|(k, p)| ((p.0, p.1), k))
+                .collect();
             for (a, b, overlap) in flipped {
-                match pairs.iter_mut().find(|p| (p.0, p.1) == (a, b)) {
-                    Some(p) => p.3 = PairProof::Refuted,
+                match index.get(&(a, b)) {
+                    Some(&k) => pairs[k].3 = PairProof::Refuted,
                     None => pairs.push((a, b, overlap, PairProof::Refuted)),
                 }
             }
@@ -383,37 +448,136 @@ impl Prover<'_, '_> {
         }
     }
 
-    /// Chains of views ordered by hint start whose links are proved for all
-    /// shapes; `chain_id[i]` names view i's chain (only views non-empty for all shapes).
-    fn chains(&mut self) -> Vec<Option<usize>> {
-        let n = self.tensors.len();
-        let mut ids = vec![None; n];
-        let mut order: Vec<usize> = (0..n)
-            .filter(|&i| self.fps[i].solid && !self.views[i].is_empty())
-            .collect();
-        let hint_start = |i: usize| {
-            self.views[i].offset as i128
-                * if self.bytes_mode {
-                    self.views[i].itemsize as i128
-                } else {
-                    1
-                }
+    /// The views whose extents, at the hints, meet no other view's extent,
+    /// ordered by start — only views non-empty for all shapes (`start <= end`
+    /// carries the order along a chain).
+    fn chain(&self) -> Vec<usize> {
+        let scale = |v: &View| if self.bytes_mode { v.itemsize as i128 } else { 1 };
+        let extent = |v: &View| {
+            let start = v.offset as i128 * scale(v);
+            let mut end = start;
+            for (&n, &st) in v.sizes.iter().zip(&v.strides) {
+                end += (n as i128 - 1) * st as i128 * scale(v);
+            }
+            if self.bytes_mode {
+                end += v.itemsize as i128 - 1;
+            }
+            (start, end)
         };
-        order.sort_by_key(|&i| (hint_start(i), i));
-        let mut current = 0usize;
-        let mut prev: Option<usize> = None;
-        for &i in &order {
-            if let Some(p) = prev {
-                let gap = self.pool.sub(self.fps[i].start, self.fps[p].end);
-                let linked = self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1);
-                if !linked {
-                    current += 1;
+        let mut order: Vec<(i128, i128, usize)> = (0..self.views.len())
+            .filter(|&i| !self.views[i].is_empty())
+            .map(|i| {
+                let (s, e) = extent(&self.views[i]);
+                (s, e, i)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut chain = Vec::new();
+        let mut max_end = i128::MIN;
+        for (k, &(start, end, i)) in order.iter().enumerate() {
+            let isolated_before = start > max_end;
+            let isolated_after = order.get(k + 1).is_none_or(|next| end < next.0);
+            if isolated_before && isolated_after && self.fps[i].solid {
+                chain.push(i);
+            }
+            max_end = max_end.max(end);
+        }
+        chain
+    }
+
+    /// A link of the chain: `end_x < start_y` for all allowed shapes (by
+    /// intervals, else z3; a z3 model is a counterexample only if the exact
+    /// classification differs there).
+    fn prove_link(&mut self, x: usize, y: usize, local_tries: &mut usize) -> PairProof {
+        if self.gap_positive(x, y) {
+            return PairProof::Proved;
+        }
+        let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
+        // Before z3: move only the link's own symbols to their bounds.
+        if self.counterexample.is_none() && *local_tries > 0 {
+            *local_tries -= 1;
+            if self.local_samples(gap) {
+                return PairProof::Refuted;
+            }
+        }
+        if !self.can_ask() {
+            return PairProof::Unknown;
+        }
+        let mut enc = self.enc.clone();
+        let (Ok(end), Ok(start)) = (
+            enc.term(self.pool, self.fps[x].end),
+            enc.term(self.pool, self.fps[y].start),
+        ) else {
+            return PairProof::Unknown;
+        };
+        match self.ask(&enc, vec![end.cmp(Cmp::Ge, start)]) {
+            Asked::Unsat => PairProof::Proved,
+            Asked::Model(cx) => {
+                if self.try_counterexample(cx) {
+                    PairProof::Refuted
+                } else {
+                    PairProof::Unknown
                 }
             }
-            ids[i] = Some(current);
-            prev = Some(i);
+            Asked::Unknown => PairProof::Unknown,
         }
-        ids
+    }
+
+    /// A short chain whose links are not all proved may still be disjoint
+    /// pair by pair (the views need not stay in order): tries every pair
+    /// across an unproved link. Long chains are not tried (quadratic); their
+    /// unproved links become guards.
+    fn chain_pairwise(
+        &mut self,
+        chain: &[usize],
+        broken: &[(usize, usize, PairProof)],
+        status: &mut HashMap<(usize, usize), PairProof>,
+    ) -> bool {
+        if chain.len() > PAIRWISE_CHAIN || broken.iter().any(|b| b.2 == PairProof::Refuted) {
+            return false;
+        }
+        let mut segment = Vec::with_capacity(chain.len());
+        let mut k = 0;
+        for (i, &c) in chain.iter().enumerate() {
+            if i > 0 && broken.iter().any(|b| b.1 == c) {
+                k += 1;
+            }
+            segment.push(k);
+        }
+        for i in 0..chain.len() {
+            for j in i + 1..chain.len() {
+                if segment[i] == segment[j] {
+                    continue;
+                }
+                let key = (chain[i].min(chain[j]), chain[i].max(chain[j]));
+                let st = *status
+                    .entry(key)
+                    .or_insert_with(|| self.prove_disjoint(key.0, key.1));
+                if st != PairProof::Proved {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// `start_y - end_x >= 1` by intervals, as built and once expanded (so
+    /// that terms both ends share cancel).
+    fn gap_positive(&mut self, x: usize, y: usize) -> bool {
+        let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
+        if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
+            return true;
+        }
+        let expanded = crate::simplify::poly::expand(self.pool, gap);
+        expanded != gap && self.env.interval(self.pool, expanded).lo.is_some_and(|l| l >= 1)
+    }
+
+    /// The guard of a link: `end_x < start_y`.
+    fn link_guard(&mut self, x: usize, y: usize) -> Option<ExprId> {
+        let g = self
+            .pool
+            .binary(BinOp::Lt, self.fps[x].end, self.fps[y].start);
+        (self.pool.as_const(g).is_none()).then_some(g)
     }
 
     fn lookup<'e>(env: &'e Env, cx: &[(Symbol, i64)]) -> impl Fn(Symbol) -> Option<i64> + 'e {
@@ -461,37 +625,46 @@ impl Prover<'_, '_> {
         }
     }
 
-    fn model_assignment(&self, enc: &Encoder, values: &[i64]) -> Vec<(Symbol, i64)> {
-        (0..values.len() as u32)
-            .filter_map(|v| enc.symbol_of(v).map(|s| (s, values[v as usize])))
-            .collect()
+    /// Whether z3 may still be asked: the domain is encodable, the case is
+    /// not refuted yet (once refuted, every requirement is still examined
+    /// for the guards, but z3 is not asked any more), and the query count
+    /// and time limits are not spent.
+    fn can_ask(&self) -> bool {
+        self.domain.complete
+            && self.counterexample.is_none()
+            && self.queries < self.opts.max_queries
+            && Instant::now() < self.opts.deadline_from(self.started)
     }
 
-    fn ask(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Answer {
-        // Once refuted, every requirement is still examined (for the guards),
-        // but z3 is not asked any more.
-        if self.counterexample.is_some() {
-            return Answer::Unknown("already refuted".into());
-        }
-        if self.queries >= self.opts.max_queries {
-            return Answer::Unknown("query limit of the case reached".into());
+    fn ask(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Asked {
+        if !self.can_ask() {
+            return Asked::Unknown;
         }
         let deadline = self.opts.deadline_from(self.started);
-        if Instant::now() >= deadline {
-            return Answer::Unknown("time limit of the case reached".into());
-        }
         self.queries += 1;
-        let mut all = self.domain.clone();
+        // Only the facts connected to the question's variables, and only the
+        // variables they mention: a query's size does not grow with the case.
+        let mut all = self.domain.relevant(&assertions);
         all.extend(assertions);
-        let q = Query {
+        let (q, old) = Query {
             vars: enc.vars().to_vec(),
             assertions: all,
-        };
+        }
+        .compact();
         let t0 = Instant::now();
         let rlimit = self.opts.rlimit;
         let a = self.session.check_with(&q, rlimit, deadline);
         debug!(micros = t0.elapsed().as_micros() as u64, answer = ?a, "z3 query");
-        a
+        match a {
+            Answer::Unsat => Asked::Unsat,
+            Answer::Unknown(_) => Asked::Unknown,
+            Answer::Sat(values) => Asked::Model(
+                old.iter()
+                    .zip(values)
+                    .filter_map(|(&v, x)| enc.symbol_of(v).map(|s| (s, x)))
+                    .collect(),
+            ),
+        }
     }
 
     /// The address of view `t` at index terms `idx` (one per dim of its footprint).
@@ -507,8 +680,7 @@ impl Prover<'_, '_> {
     fn prove_disjoint(&mut self, a: usize, b: usize) -> PairProof {
         // Interval bounds of the gaps between the extents.
         for (x, y) in [(a, b), (b, a)] {
-            let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
-            if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
+            if self.gap_positive(x, y) {
                 return PairProof::Proved;
             }
         }
@@ -525,11 +697,14 @@ impl Prover<'_, '_> {
         if self.separated_by_blocks(a, b) {
             return PairProof::Proved;
         }
-        if !self.domain_ok {
+        match self.split_disjoint(a, b) {
+            PairProof::Unknown => {}
+            settled => return settled,
+        }
+        if !self.can_ask() {
             return PairProof::Unknown;
         }
         let mut enc = self.enc.clone();
-        let base = enc.vars().len();
         let mut side = Vec::new();
         let mut idx = [Vec::new(), Vec::new()];
         for (k, t) in [a, b].into_iter().enumerate() {
@@ -551,16 +726,15 @@ impl Prover<'_, '_> {
         };
         side.push(xa.cmp(Cmp::Eq, xb));
         match self.ask(&enc, side) {
-            Answer::Unsat => PairProof::Proved,
-            Answer::Sat(values) => {
-                let cx = self.model_assignment(&enc, &values[..base.min(values.len())]);
+            Asked::Unsat => PairProof::Proved,
+            Asked::Model(cx) => {
                 if self.try_counterexample(cx) {
                     PairProof::Refuted
                 } else {
                     PairProof::Unknown
                 }
             }
-            Answer::Unknown(_) => PairProof::Unknown,
+            Asked::Unknown => PairProof::Unknown,
         }
     }
 
@@ -760,15 +934,12 @@ impl Prover<'_, '_> {
         if self.env.interval(self.pool, cond).as_point() == Some(1) {
             return true;
         }
-        if !self.domain_ok {
+        if !self.can_ask() {
             return false;
         }
         let mut enc = self.enc.clone();
         match enc.formula(self.pool, cond) {
-            Ok(f) => matches!(
-                self.ask(&enc, vec![Formula::Not(Box::new(f))]),
-                Answer::Unsat
-            ),
+            Ok(f) => matches!(self.ask(&enc, vec![Formula::Not(Box::new(f))]), Asked::Unsat),
             Err(_) => false,
         }
     }
@@ -820,6 +991,40 @@ impl Prover<'_, '_> {
 
     /// Concrete samples of allowed shapes; a differing classification refutes.
     fn sample_refuter(&mut self) {
+        self.samples(self.opts.samples);
+    }
+
+    /// Samples that move only the symbols of `e` (each to its lower bound,
+    /// one above it, its upper bound; the others keep their hints): a
+    /// counterexample that changes little, found without z3.
+    fn local_samples(&mut self, e: ExprId) -> bool {
+        let syms = self.pool.symbols_of(e);
+        for k in 0..3 {
+            let cx: Vec<(Symbol, i64)> = syms
+                .iter()
+                .map(|&s| {
+                    let hint = self.env.hint(s).unwrap_or(0);
+                    let r = self.env.range(s);
+                    let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
+                    let hi = r
+                        .hi
+                        .map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
+                        .max(lo);
+                    (s, [lo, lo.saturating_add(1).min(hi), hi][k])
+                })
+                .collect();
+            if self.try_counterexample(cx) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Tries the first `count` samples (the boundaries first: every symbol
+    /// at its lower bound, one above it, at its upper bound; then uniform
+    /// values); the first at which the classification differs is the
+    /// counterexample.
+    fn samples(&mut self, count: usize) {
         let syms: Vec<Symbol> = self.env.symbols().to_vec();
         if syms.is_empty() {
             return;
@@ -835,7 +1040,7 @@ impl Prover<'_, '_> {
             seed ^= seed << 17;
             seed
         };
-        for k in 0..self.opts.samples {
+        for k in 0..count {
             let cx: Vec<(Symbol, i64)> = syms
                 .iter()
                 .map(|&s| {

@@ -1,0 +1,234 @@
+//! The stride split: disjointness of two views through `g*Q + R`.
+//!
+//! The hard z3 questions multiply an index by a symbolic stride
+//! (`i*S + c1 = j*S + c2`). Pick a symbolic stride `g` the two views share,
+//! and write every address of a view as `g*Q + R`: `Q` collects the dims whose
+//! stride is a multiple of `g` (and the `g`-multiple part of the offset), `R`
+//! the rest. Once `0 <= R <= g - 1` holds for all allowed shapes (for every
+//! element of each view), two equal addresses need `Q_a = Q_b` and
+//! `R_a = R_b`, because `g*(Q_a - Q_b) = R_b - R_a` lies strictly between
+//! `-g` and `g`. So the pair is disjoint when the `R` ranges (or the `Q`
+//! ranges) are separated for all shapes — intervals of the expanded
+//! differences, terms cancelled — or else when z3 finds the split system,
+//! which no longer multiplies indices by `g`, unsatisfiable.
+//!
+//! Every side condition is proved (intervals, else z3) before it is used; a
+//! condition that cannot be proved abandons the split (unknown, never a
+//! wrong "disjoint").
+
+use super::{Asked, PairProof, Prover};
+use crate::expr::{ExprId, Node};
+use crate::simplify::poly::expand;
+use symalias_solver::{Cmp, Term};
+
+/// At most this many candidate strides `g` are tried per pair.
+const MAX_CANDIDATES: usize = 4;
+
+/// One view written as `g*Q + R`.
+struct Split {
+    /// `Q`'s constant part (the offset's multiple of `g`).
+    q0: ExprId,
+    /// Dims of `Q`: (size, coefficient of `g`).
+    q_dims: Vec<(ExprId, ExprId)>,
+    /// `R`'s constant part (the rest of the offset).
+    r0: ExprId,
+    /// Dims of `R`: (size, stride).
+    r_dims: Vec<(ExprId, ExprId)>,
+}
+
+impl Prover<'_, '_> {
+    /// `Some(c)` when `t = c * g` as written (after expansion of `t`).
+    fn coefficient(&mut self, t: ExprId, g: ExprId) -> Option<ExprId> {
+        if t == g {
+            return Some(self.pool.int(1));
+        }
+        let Node::Mul(xs) = self.pool.node(t).clone() else {
+            return None;
+        };
+        let gs: Vec<ExprId> = match self.pool.node(g) {
+            Node::Mul(gs) => gs.to_vec(),
+            _ => vec![g],
+        };
+        let mut rest = xs.to_vec();
+        for f in gs {
+            let k = rest.iter().position(|&x| x == f)?;
+            rest.remove(k);
+        }
+        Some(self.pool.mul(&rest))
+    }
+
+    /// `e = g*A + B` term by term (the terms of the expanded `e` that are
+    /// multiples of `g` go to `A`).
+    fn split_expr(&mut self, e: ExprId, g: ExprId) -> (ExprId, ExprId) {
+        let e = expand(self.pool, e);
+        let terms = match self.pool.node(e) {
+            Node::Add(xs) => xs.to_vec(),
+            _ => vec![e],
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for t in terms {
+            match self.coefficient(t, g) {
+                Some(c) => a.push(c),
+                None => b.push(t),
+            }
+        }
+        (self.pool.add(&a), self.pool.add(&b))
+    }
+
+    fn split_view(&mut self, t: usize, g: ExprId) -> Split {
+        let fp_start = self.fps[t].start;
+        let dims = self.fps[t].dims.clone();
+        let (q0, r0) = self.split_expr(fp_start, g);
+        let (mut q_dims, mut r_dims) = (Vec::new(), Vec::new());
+        for (n, s) in dims {
+            let s_exp = expand(self.pool, s);
+            match self.coefficient(s_exp, g) {
+                Some(c) => q_dims.push((n, c)),
+                None => r_dims.push((n, s)),
+            }
+        }
+        Split {
+            q0,
+            q_dims,
+            r0,
+            r_dims,
+        }
+    }
+
+    /// `base + Σ (n - 1) * c` over `dims`: the largest value of a part.
+    fn part_max(&mut self, base: ExprId, dims: &[(ExprId, ExprId)]) -> ExprId {
+        let m1 = self.pool.int(-1);
+        let mut parts = vec![base];
+        for &(n, c) in dims {
+            let n1 = self.pool.add(&[n, m1]);
+            parts.push(self.pool.mul(&[n1, c]));
+        }
+        let sum = self.pool.add(&parts);
+        expand(self.pool, sum)
+    }
+
+    /// `hi < lo` for all shapes, i.e. `lo - hi >= 1` (expanded, by
+    /// intervals, else z3).
+    fn below(&mut self, hi: ExprId, lo: ExprId) -> bool {
+        let gap = self.pool.sub(lo, hi);
+        let gap = expand(self.pool, gap);
+        if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
+            return true;
+        }
+        let zero = self.pool.int(0);
+        let cond = self.pool.binary(crate::expr::BinOp::Gt, gap, zero);
+        self.always(cond)
+    }
+
+    /// Candidate strides `g`: the symbolic strides of both views, as written
+    /// and without their constant coefficients, those both views use first.
+    fn split_candidates(&mut self, a: usize, b: usize) -> Vec<ExprId> {
+        // The stride without its constant coefficient.
+        let core = |p: &Self, s: ExprId| match p.pool.node(s) {
+            Node::Mul(xs) if p.pool.as_int(xs[0]).is_some() => xs[1..].to_vec(),
+            _ => vec![s],
+        };
+        let mut of: [Vec<ExprId>; 2] = [Vec::new(), Vec::new()];
+        for (k, t) in [a, b].into_iter().enumerate() {
+            for d in 0..self.fps[t].dims.len() {
+                let s = self.fps[t].dims[d].1;
+                if self.pool.as_int(s).is_some() {
+                    continue;
+                }
+                let rest = core(self, s);
+                let c = self.pool.mul(&rest);
+                for g in [s, c] {
+                    if !of[k].contains(&g) {
+                        of[k].push(g);
+                    }
+                }
+            }
+        }
+        let mut out: Vec<ExprId> = of[0].iter().filter(|g| of[1].contains(g)).copied().collect();
+        for g in of[0].iter().chain(&of[1]) {
+            if !out.contains(g) {
+                out.push(*g);
+            }
+        }
+        out.truncate(MAX_CANDIDATES);
+        out
+    }
+
+    /// Disjointness of `a` and `b` through the stride split (see the module
+    /// docs); `Unknown` when no candidate stride settles it.
+    pub(super) fn split_disjoint(&mut self, a: usize, b: usize) -> PairProof {
+        for g in self.split_candidates(a, b) {
+            let sa = self.split_view(a, g);
+            let sb = self.split_view(b, g);
+            // Both views: 0 <= R <= g - 1 for all shapes.
+            let minus_one = self.pool.int(-1);
+            let mut fits = true;
+            let mut ranges = Vec::new();
+            for s in [&sa, &sb] {
+                let r_hi = self.part_max(s.r0, &s.r_dims);
+                let r_lo = expand(self.pool, s.r0);
+                if !(self.below(minus_one, r_lo) && self.below(r_hi, g)) {
+                    fits = false;
+                    break;
+                }
+                let q_hi = self.part_max(s.q0, &s.q_dims);
+                ranges.push((r_lo, r_hi, s.q0, q_hi));
+            }
+            if !fits {
+                continue;
+            }
+            let (ra_lo, ra_hi, qa_lo, qa_hi) = ranges[0];
+            let (rb_lo, rb_hi, qb_lo, qb_hi) = ranges[1];
+            if self.below(ra_hi, rb_lo)
+                || self.below(rb_hi, ra_lo)
+                || self.below(qa_hi, qb_lo)
+                || self.below(qb_hi, qa_lo)
+            {
+                return PairProof::Proved;
+            }
+            if let Some(p) = self.split_system(&sa, &sb) {
+                return p;
+            }
+        }
+        PairProof::Unknown
+    }
+
+    /// z3 on the split system: indices in range, `Q_a = Q_b`, `R_a = R_b`.
+    fn split_system(&mut self, sa: &Split, sb: &Split) -> Option<PairProof> {
+        if !self.can_ask() {
+            return None;
+        }
+        let mut enc = self.enc.clone();
+        let mut side = Vec::new();
+        let mut parts: Vec<(Term, Term)> = Vec::new();
+        for (k, s) in [sa, sb].into_iter().enumerate() {
+            let mut q = vec![enc.term(self.pool, s.q0).ok()?];
+            let mut r = vec![enc.term(self.pool, s.r0).ok()?];
+            for (which, dims) in [(0, &s.q_dims), (1, &s.r_dims)] {
+                for (d, &(n, c)) in dims.iter().enumerate() {
+                    let v = Term::Var(enc.fresh(&format!("i{k}_{which}_{d}")));
+                    side.push(v.clone().cmp(Cmp::Ge, Term::Int(0)));
+                    side.push(v.clone().cmp(Cmp::Lt, enc.term(self.pool, n).ok()?));
+                    let c = enc.term(self.pool, c).ok()?;
+                    if which == 0 {
+                        q.push(v * c);
+                    } else {
+                        r.push(v * c);
+                    }
+                }
+            }
+            parts.push((Term::Add(q), Term::Add(r)));
+        }
+        side.push(parts[0].0.clone().cmp(Cmp::Eq, parts[1].0.clone()));
+        side.push(parts[0].1.clone().cmp(Cmp::Eq, parts[1].1.clone()));
+        match self.ask(&enc, side) {
+            Asked::Unsat => Some(PairProof::Proved),
+            // A model of the split system is an overlap only under the
+            // proved side conditions; the exact check decides.
+            Asked::Model(cx) => self
+                .try_counterexample(cx)
+                .then_some(PairProof::Refuted),
+            Asked::Unknown => None,
+        }
+    }
+}
