@@ -130,7 +130,11 @@ impl Query {
         let rename = |v: u32| new_of[&v];
         let q = Query {
             vars: old.iter().map(|&v| self.vars[v as usize].clone()).collect(),
-            assertions: self.assertions.iter().map(|a| a.map_vars(&rename)).collect(),
+            assertions: self
+                .assertions
+                .iter()
+                .map(|a| a.map_vars(&rename))
+                .collect(),
         };
         (q, old)
     }
@@ -203,12 +207,16 @@ impl Solver {
     /// budget's `wall` time plus [`GRACE`]).
     pub fn check(&mut self, q: &Query) -> Answer {
         let budget = self.budget;
-        cached(&mut self.cache, &mut self.stats, q, budget.rlimit, |q| {
-            match Worker::spawn(budget.seed) {
+        cached(
+            &mut self.cache,
+            &mut self.stats,
+            q,
+            budget.rlimit,
+            |q| match Worker::spawn(budget.seed) {
                 Some(w) => w.check(q, budget.rlimit, Instant::now() + budget.wall).1,
                 None => Answer::Unknown(worker::BUSY.into()),
-            }
-        })
+            },
+        )
     }
 
     /// Runs `f` with a [`Session`]: one z3 context for all its queries, on a

@@ -160,7 +160,9 @@ impl Term {
             Term::Mul(xs) => Term::Mul(all(xs)),
             Term::Min(xs) => Term::Min(all(xs)),
             Term::Max(xs) => Term::Max(all(xs)),
-            Term::FloorDiv(a, b) => Term::FloorDiv(Box::new(a.map_vars(f)), Box::new(b.map_vars(f))),
+            Term::FloorDiv(a, b) => {
+                Term::FloorDiv(Box::new(a.map_vars(f)), Box::new(b.map_vars(f)))
+            }
             Term::Mod(a, b) => Term::Mod(Box::new(a.map_vars(f)), Box::new(b.map_vars(f))),
             Term::Ite(c, a, b) => Term::Ite(
                 Box::new(c.map_vars(f)),

@@ -21,6 +21,7 @@
 //! adds a guard.
 
 mod split;
+mod witness;
 
 use super::domain::Domain;
 use super::encode::Encoder;
@@ -360,6 +361,7 @@ impl Prover<'_, '_> {
                 }
             }
             if !done {
+                debug!(view = v, partners = partners.len(), "no persistent partner");
                 all_proved = false;
                 match partners
                     .first()
@@ -452,7 +454,13 @@ impl Prover<'_, '_> {
     /// ordered by start — only views non-empty for all shapes (`start <= end`
     /// carries the order along a chain).
     fn chain(&self) -> Vec<usize> {
-        let scale = |v: &View| if self.bytes_mode { v.itemsize as i128 } else { 1 };
+        let scale = |v: &View| {
+            if self.bytes_mode {
+                v.itemsize as i128
+            } else {
+                1
+            }
+        };
         let extent = |v: &View| {
             let start = v.offset as i128 * scale(v);
             let mut end = start;
@@ -569,7 +577,12 @@ impl Prover<'_, '_> {
             return true;
         }
         let expanded = crate::simplify::poly::expand(self.pool, gap);
-        expanded != gap && self.env.interval(self.pool, expanded).lo.is_some_and(|l| l >= 1)
+        expanded != gap
+            && self
+                .env
+                .interval(self.pool, expanded)
+                .lo
+                .is_some_and(|l| l >= 1)
     }
 
     /// The guard of a link: `end_x < start_y`.
@@ -939,7 +952,10 @@ impl Prover<'_, '_> {
         }
         let mut enc = self.enc.clone();
         match enc.formula(self.pool, cond) {
-            Ok(f) => matches!(self.ask(&enc, vec![Formula::Not(Box::new(f))]), Asked::Unsat),
+            Ok(f) => matches!(
+                self.ask(&enc, vec![Formula::Not(Box::new(f))]),
+                Asked::Unsat
+            ),
             Err(_) => false,
         }
     }
@@ -950,9 +966,18 @@ impl Prover<'_, '_> {
                 return PairProof::Proved;
             }
         }
-        for w in self.witnesses(a, b, hint) {
-            let cond = self.witness_condition(a, b, &w);
+        if self.run_holds_partner(a, b) {
+            return PairProof::Proved;
+        }
+        let ws = self.witnesses(a, b, hint);
+        for w in &ws {
+            let cond = self.witness_condition(a, b, w);
             if self.always(cond) {
+                return PairProof::Proved;
+            }
+        }
+        for w in &ws {
+            if self.generalised_witness(a, b, w) {
                 return PairProof::Proved;
             }
         }
@@ -1006,10 +1031,9 @@ impl Prover<'_, '_> {
                     let hint = self.env.hint(s).unwrap_or(0);
                     let r = self.env.range(s);
                     let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
-                    let hi = r
-                        .hi
-                        .map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
-                        .max(lo);
+                    let hi =
+                        r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
+                            .max(lo);
                     (s, [lo, lo.saturating_add(1).min(hi), hi][k])
                 })
                 .collect();

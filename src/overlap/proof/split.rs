@@ -144,7 +144,11 @@ impl Prover<'_, '_> {
                 }
             }
         }
-        let mut out: Vec<ExprId> = of[0].iter().filter(|g| of[1].contains(g)).copied().collect();
+        let mut out: Vec<ExprId> = of[0]
+            .iter()
+            .filter(|g| of[1].contains(g))
+            .copied()
+            .collect();
         for g in of[0].iter().chain(&of[1]) {
             if !out.contains(g) {
                 out.push(*g);
@@ -225,9 +229,7 @@ impl Prover<'_, '_> {
             Asked::Unsat => Some(PairProof::Proved),
             // A model of the split system is an overlap only under the
             // proved side conditions; the exact check decides.
-            Asked::Model(cx) => self
-                .try_counterexample(cx)
-                .then_some(PairProof::Refuted),
+            Asked::Model(cx) => self.try_counterexample(cx).then_some(PairProof::Refuted),
             Asked::Unknown => None,
         }
     }
