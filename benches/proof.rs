@@ -26,11 +26,25 @@ fn colsplit_case(k: usize) -> OverlapCase {
     parse_line(1, &case.to_string()).value.unwrap()
 }
 
+/// PyTorch's #118214 workload (`test_inputs_overlapping_with_mutation_stress`):
+/// `n` views of `x.split(10)` under `dynamic=True` — size `s0` each, an
+/// independent storage-offset symbol each. Not provable (the offsets are
+/// free): the answer is refuted, with one guard per chain link.
+fn stress_case(n: usize) -> OverlapCase {
+    let mut symbols = serde_json::Map::new();
+    symbols.insert("s0".into(), serde_json::json!({"hint": 10, "min": 2}));
+    let tensors: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            symbols.insert(format!("o{i}"), serde_json::json!({"hint": 10 * i, "min": 0}));
+            serde_json::json!({"sizes": ["s0"], "strides": [1], "storage_offset": format!("o{i}"), "itemsize": 4})
+        })
+        .collect();
+    let case = serde_json::json!({"id": "stress", "symbols": symbols, "tensors": tensors});
+    parse_line(1, &case.to_string()).value.unwrap()
+}
+
 fn corpus_cases() -> Vec<OverlapCase> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/overlap_dev.jsonl"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/overlap_dev.jsonl");
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
@@ -58,6 +72,20 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
         });
         g.bench_with_input(BenchmarkId::new("hint_only", k), &case, |b, case| {
+            b.iter(|| {
+                black_box(run_overlap_case(case, &hint_only, &mut Solver::default()).unwrap())
+            })
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("stress_118214");
+    g.sample_size(10);
+    for n in [100usize, 1000, 10_000] {
+        let case = stress_case(n);
+        g.bench_with_input(BenchmarkId::new("prove", n), &case, |b, case| {
+            b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+        });
+        g.bench_with_input(BenchmarkId::new("hint_only", n), &case, |b, case| {
             b.iter(|| {
                 black_box(run_overlap_case(case, &hint_only, &mut Solver::default()).unwrap())
             })

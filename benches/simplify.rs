@@ -1,4 +1,4 @@
-//! The simplifier on the expression corpus (`../shared/corpus/exprs_dev.jsonl`).
+//! The simplifier on the expression corpus (`tests/data/exprs_dev.jsonl`, a copy of the shared corpus).
 //!
 //! Before criterion runs, a report measures every expression on its own
 //! (best of 5 runs, in process) and prints the per-expression median time, the
@@ -26,10 +26,7 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/exprs_dev.jsonl"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/exprs_dev.jsonl");
     let text = std::fs::read_to_string(path).expect("the corpus beside the repository");
     text.lines()
         .map(|line| {

@@ -261,10 +261,7 @@ fn simplify_explain_prints_the_rewrite_chain() {
 
 #[test]
 fn simplify_is_reproducible_across_runs() {
-    let corpus = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/exprs_dev.jsonl"
-    );
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/exprs_dev.jsonl");
     let strip = |o: Output| {
         text(&o.stdout)
             .lines()

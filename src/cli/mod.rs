@@ -73,3 +73,12 @@ pub fn main() -> ExitCode {
     };
     ExitCode::from(code)
 }
+
+/// Runs `f` on a pool of `jobs` worker threads (0: one per core), for the
+/// batch commands; falls back to the calling thread if no pool can be made.
+pub(crate) fn parallel<R: Send>(jobs: usize, f: impl FnOnce() -> R + Send) -> R {
+    match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}

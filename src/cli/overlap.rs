@@ -4,6 +4,7 @@ use super::{input, EXIT_BAD_INPUT};
 use crate::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions};
 use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
 use crate::simplify::SimplifyOptions;
+use rayon::prelude::*;
 use std::io::{BufRead, IsTerminal, Write};
 use symalias_solver::{Budget, Solver};
 
@@ -26,13 +27,19 @@ pub struct OverlapArgs {
     /// Most z3 queries per case.
     #[arg(long, default_value_t = 256)]
     pub max_queries: usize,
-    /// Wall-clock backstop per case for the proof, in milliseconds: after it,
-    /// no more z3 queries (what is left is unknown, so guarded).
+    /// Time bound per case, in milliseconds: simplification, exact decision
+    /// and proof together. A running z3 query is interrupted at it and the
+    /// case answers by the limit plus ~50 ms; what is left unproved is
+    /// guarded
     #[arg(long, default_value_t = ProofOptions::default().time_limit.as_millis() as u64)]
     pub time_limit_ms: u64,
     /// Write `micros: 0`, for byte-for-byte reproducible output.
     #[arg(long)]
     pub no_timing: bool,
+    /// Worker threads for a batch (0: one per core). Output is in input
+    /// order and, with `--no-timing`, byte-identical whatever the number
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
     /// Use the expressions as written (do not simplify them under the case's facts first).
     #[arg(long)]
     pub no_simplify: bool,
@@ -79,29 +86,42 @@ pub fn run(args: OverlapArgs) -> u8 {
         no_timing: args.no_timing,
         simplify: (!args.no_simplify).then(SimplifyOptions::default),
     };
-    let mut solver = Solver::new(Budget {
+    let budget = Budget {
         rlimit: args.rlimit,
         ..Budget::default()
-    });
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    };
     let mut failed = 0usize;
+    // Lines up to the first unreadable one; each case is answered on its
+    // own (a fresh solver per case: no answer depends on which thread saw
+    // which case first), in parallel, and written in input order.
+    let mut items: Vec<(usize, String)> = Vec::new();
     for (lineno, line) in lines {
-        let line = match line {
-            Ok(l) if l.trim().is_empty() => continue,
-            Ok(l) => l,
+        match line {
+            Ok(l) if l.trim().is_empty() => {}
+            Ok(l) => items.push((lineno, l)),
             Err(e) => {
                 eprintln!("error: line {lineno}: cannot read input: {e}");
                 failed += 1;
                 break;
             }
-        };
-        let parsed = parse_line::<OverlapCase>(lineno, &line);
+        }
+    }
+    let answer = |(lineno, line): &(usize, String)| {
+        let parsed = parse_line::<OverlapCase>(*lineno, line);
         let id = parsed.id.clone();
         let result = parsed
             .value
-            .and_then(|case| run_overlap_case(&case, &opts, &mut solver))
-            .map_err(|e| e.at(lineno, id.as_deref()));
+            .and_then(|case| run_overlap_case(&case, &opts, &mut Solver::new(budget)))
+            .map_err(|e| e.at(*lineno, id.as_deref()));
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+        (*lineno, id, result)
+    };
+    let results: Vec<_> = super::parallel(args.jobs, || items.par_iter().map(answer).collect());
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (lineno, id, result) in results {
         match result {
             Ok(r) => input::write_json(&mut out, &r),
             Err(err) => {
@@ -113,9 +133,6 @@ pub fn run(args: OverlapArgs) -> u8 {
                 }
                 input::write_error(&mut out, lineno, id, &err);
             }
-        }
-        if let Some(bar) = &progress {
-            bar.inc(1);
         }
     }
     if let Some(bar) = progress {

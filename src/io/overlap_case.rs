@@ -82,7 +82,7 @@ pub fn run_overlap_case(
         opts.simplify.as_ref().and_then(|so| {
             let left = deadline.saturating_duration_since(Instant::now());
             (!left.is_zero()).then(|| {
-                let mut so = so.clone();
+                let mut so = *so;
                 so.limits.time = so.limits.time.min(left);
                 so
             })

@@ -392,6 +392,8 @@ fn meta_json<I: InputIndex>(m: &ViewAndMutationMeta<I>) -> Value {
 /// compiler would raise (e.g. mutated duplicates under export) is listed in
 /// the result's `errors`, and the passes after it are skipped.
 pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError> {
+    // One time bound for the whole program, shared by its storage groups.
+    let deadline = std::time::Instant::now() + crate::overlap::ProofOptions::default().time_limit;
     check_program(p)?;
     let meta = outer_meta(p)?;
     let n = p.inputs.len();
@@ -505,6 +507,10 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
         };
         let oopts = OverlapOptions {
             no_timing: true,
+            proof: crate::overlap::ProofOptions {
+                deadline: Some(deadline),
+                ..crate::overlap::ProofOptions::default()
+            },
             ..OverlapOptions::default()
         };
         match run_overlap_case(&case, &oopts, solver) {

@@ -9,16 +9,13 @@ pub mod views;
 
 use std::path::PathBuf;
 
-/// Path of a file of the shared development corpora (`../shared/corpus/`).
+/// Path of a file of the development corpora (copied into `tests/data/`
+/// from the shared corpus, so that a bare clone can run the tests).
 pub fn corpus(name: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
+        .join("tests/data")
         .join(name);
-    assert!(
-        p.exists(),
-        "corpus file {} is missing: the tests expect the shared/ folder beside the repository",
-        p.display()
-    );
+    assert!(p.exists(), "corpus file {} is missing", p.display());
     p
 }
 

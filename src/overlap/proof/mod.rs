@@ -61,7 +61,7 @@ impl Default for ProofOptions {
             max_queries: 256,
             samples: 48,
             budget: super::DEFAULT_BUDGET,
-            time_limit: Duration::from_secs(10),
+            time_limit: Duration::from_secs(2),
             deadline: None,
             rlimit: 20_000,
         }
@@ -435,8 +435,19 @@ impl Prover<'_, '_> {
         debug!(?invariant, queries = self.queries, "proof done");
         CaseProof {
             invariant,
+            // Reported as a full assignment: the symbols a model or sample
+            // left out keep their hints.
             counterexample: self.counterexample.map(|cx| {
-                cx.into_iter()
+                let set: HashMap<Symbol, i64> = cx.iter().copied().collect();
+                self.env
+                    .symbols()
+                    .iter()
+                    .filter_map(|&s| {
+                        set.get(&s)
+                            .copied()
+                            .or_else(|| self.env.hint(s))
+                            .map(|v| (s, v))
+                    })
                     .map(|(s, v)| (self.pool.symbol_name(s).to_string(), v))
                     .collect()
             }),
