@@ -508,3 +508,35 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn overlap_batches_are_the_same_on_one_thread_and_on_many() {
+    // Every symbolic case of the dev corpus (and a bad line in the middle):
+    // in input order, byte for byte, whatever the number of threads.
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/overlap_dev.jsonl");
+    let cases = std::fs::read_to_string(corpus).unwrap();
+    let mut lines: Vec<&str> = cases.lines().filter(|l| l.contains("\"hint\"")).collect();
+    lines.insert(lines.len() / 2, "{\"id\": \"bad\", \"tensors\": 7}");
+    let input = lines.join("\n");
+    let one = run(&["overlap", "--no-timing", "--jobs", "1"], &input);
+    let many = run(&["overlap", "--no-timing", "--jobs", "3"], &input);
+    assert_eq!(
+        one.status.code(),
+        Some(2),
+        "the bad line makes the batch exit 2"
+    );
+    assert_eq!(many.status.code(), Some(2));
+    assert_eq!(text(&one.stdout), text(&many.stdout));
+    let ids: Vec<String> = text(&many.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    let want: Vec<String> = lines
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    assert_eq!(
+        ids, want,
+        "answers in input order, the bad line answered in place"
+    );
+}

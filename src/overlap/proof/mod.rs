@@ -529,17 +529,7 @@ impl Prover<'_, '_> {
         ) else {
             return PairProof::Unknown;
         };
-        match self.ask(&enc, vec![end.cmp(Cmp::Ge, start)]) {
-            Asked::Unsat => PairProof::Proved,
-            Asked::Model(cx) => {
-                if self.try_counterexample(cx) {
-                    PairProof::Refuted
-                } else {
-                    PairProof::Unknown
-                }
-            }
-            Asked::Unknown => PairProof::Unknown,
-        }
+        self.ask_disjoint(&enc, vec![end.cmp(Cmp::Ge, start)])
     }
 
     /// A short chain whose links are not all proved may still be disjoint
@@ -649,6 +639,17 @@ impl Prover<'_, '_> {
         }
     }
 
+    /// Asks whether two views can meet (`assertions` describe a shared
+    /// address): unsat proves them disjoint; a model refutes only if the
+    /// exact classification differs there.
+    fn ask_disjoint(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> PairProof {
+        match self.ask(enc, assertions) {
+            Asked::Unsat => PairProof::Proved,
+            Asked::Model(cx) if self.try_counterexample(cx.clone()) => PairProof::Refuted,
+            Asked::Model(_) | Asked::Unknown => PairProof::Unknown,
+        }
+    }
+
     /// Whether z3 may still be asked: the domain is encodable, the case is
     /// not refuted yet (once refuted, every requirement is still examined
     /// for the guards, but z3 is not asked any more), and the query count
@@ -749,17 +750,7 @@ impl Prover<'_, '_> {
             return PairProof::Unknown;
         };
         side.push(xa.cmp(Cmp::Eq, xb));
-        match self.ask(&enc, side) {
-            Asked::Unsat => PairProof::Proved,
-            Asked::Model(cx) => {
-                if self.try_counterexample(cx) {
-                    PairProof::Refuted
-                } else {
-                    PairProof::Unknown
-                }
-            }
-            Asked::Unknown => PairProof::Unknown,
-        }
+        self.ask_disjoint(&enc, side)
     }
 
     /// Block structure for all shapes (the symbolic counterpart of `boxes.rs`):

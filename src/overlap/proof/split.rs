@@ -16,7 +16,7 @@
 //! condition that cannot be proved abandons the split (unknown, never a
 //! wrong "disjoint").
 
-use super::{Asked, PairProof, Prover};
+use super::{PairProof, Prover};
 use crate::expr::{ExprId, Node};
 use crate::simplify::poly::expand;
 use symalias_solver::{Cmp, Term};
@@ -225,12 +225,11 @@ impl Prover<'_, '_> {
         }
         side.push(parts[0].0.clone().cmp(Cmp::Eq, parts[1].0.clone()));
         side.push(parts[0].1.clone().cmp(Cmp::Eq, parts[1].1.clone()));
-        match self.ask(&enc, side) {
-            Asked::Unsat => Some(PairProof::Proved),
-            // A model of the split system is an overlap only under the
-            // proved side conditions; the exact check decides.
-            Asked::Model(cx) => self.try_counterexample(cx).then_some(PairProof::Refuted),
-            Asked::Unknown => None,
+        // A model of the split system is an overlap only under the proved
+        // side conditions; the exact check decides.
+        match self.ask_disjoint(&enc, side) {
+            PairProof::Unknown => None,
+            settled => Some(settled),
         }
     }
 }
