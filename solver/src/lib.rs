@@ -203,20 +203,14 @@ impl Solver {
         self.budget
     }
 
-    /// Checks a query in a fresh context (on a worker thread, bounded by the
-    /// budget's `wall` time plus [`GRACE`]).
+    /// Checks a query in a fresh context, interrupted after the budget's
+    /// `wall` time (on the calling thread: unlike a session's queries it does
+    /// not walk away from a z3 call that ignores the interrupt).
     pub fn check(&mut self, q: &Query) -> Answer {
         let budget = self.budget;
-        cached(
-            &mut self.cache,
-            &mut self.stats,
-            q,
-            budget.rlimit,
-            |q| match Worker::spawn(budget.seed) {
-                Some(w) => w.check(q, budget.rlimit, Instant::now() + budget.wall).1,
-                None => Answer::Unknown(worker::BUSY.into()),
-            },
-        )
+        cached(&mut self.cache, &mut self.stats, q, budget.rlimit, |q| {
+            lower::check_fresh(q, budget)
+        })
     }
 
     /// Runs `f` with a [`Session`]: one z3 context for all its queries, on a

@@ -207,3 +207,15 @@ fn formula(f: &Formula, vars: &[Int], side: &mut Vec<Bool>) -> Bool {
         Formula::Not(x) => formula(x, vars, side).not(),
     }
 }
+
+/// Checks `q` in a fresh context without a push/pop scope (z3 then keeps its
+/// non-incremental solver, which decides some nonlinear queries that the
+/// incremental one gives up on), interrupted after the budget's `wall` time.
+pub(crate) fn check_fresh(q: &Query, budget: Budget) -> Answer {
+    with_context(|dog| {
+        let solver = new_solver(budget);
+        let vars: Vec<Int> = q.vars.iter().map(|n| Int::new_const(n.as_str())).collect();
+        let fs: Vec<&Formula> = q.assertions.iter().collect();
+        assert_and_run(&solver, dog, Instant::now() + budget.wall, q, &vars, &fs)
+    })
+}

@@ -76,18 +76,25 @@ impl Worker {
                 lower::with_context(|dog| {
                     let guard = chans.lock().unwrap_or_else(|p| p.into_inner());
                     let (job_rx, answer_tx) = &*guard;
-                    let solver = lower::new_solver(crate::Budget {
-                        seed,
-                        ..crate::Budget::default()
-                    });
-                    let mut current = crate::Budget::default().rlimit;
+                    // Made at the first job with its `rlimit` (re-setting the
+                    // limit of a solver made with another one changes what
+                    // z3 answers); re-set only when a later job differs.
+                    let mut made: Option<(z3::Solver, u32)> = None;
                     // Ends when the caller drops its end of the job channel.
                     while let Ok(job) = job_rx.recv() {
-                        if job.rlimit != current {
-                            lower::set_rlimit(&solver, job.rlimit, seed);
-                            current = job.rlimit;
+                        let (solver, current) = made.get_or_insert_with(|| {
+                            let budget = crate::Budget {
+                                seed,
+                                rlimit: job.rlimit,
+                                ..crate::Budget::default()
+                            };
+                            (lower::new_solver(budget), job.rlimit)
+                        });
+                        if job.rlimit != *current {
+                            lower::set_rlimit(solver, job.rlimit, seed);
+                            *current = job.rlimit;
                         }
-                        let a = lower::check_scoped(&solver, dog, job.deadline, &job.query);
+                        let a = lower::check_scoped(solver, dog, job.deadline, &job.query);
                         // A failed send means the caller walked away; the
                         // next `recv` then fails too.
                         let _ = answer_tx.send(a);
