@@ -540,3 +540,57 @@ fn overlap_batches_are_the_same_on_one_thread_and_on_many() {
         "answers in input order, the bad line answered in place"
     );
 }
+
+#[test]
+fn simplify_and_analyze_batches_are_the_same_on_one_thread_and_on_many() {
+    // Simplify: the expression corpus with a bad line inside; answers in
+    // input order (timings aside), the same error line in place.
+    let exprs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/exprs_dev.jsonl"
+    ))
+    .unwrap();
+    let mut lines: Vec<&str> = exprs.lines().take(400).collect();
+    lines.insert(200, "{\"id\": \"bad\", \"expr\": \")(\"}");
+    let input = lines.join("\n");
+    let no_micros = |o: &Output| -> Vec<serde_json::Value> {
+        text(&o.stdout)
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                if v.get("micros").is_some() {
+                    v["micros"] = 0.into();
+                }
+                v
+            })
+            .collect()
+    };
+    let one = run(&["simplify", "--jobs", "1"], &input);
+    let many = run(&["simplify", "--jobs", "3"], &input);
+    assert_eq!(one.status.code(), Some(2));
+    assert_eq!(no_micros(&one), no_micros(&many));
+    assert_eq!(no_micros(&many).len(), lines.len());
+    assert_eq!(no_micros(&many)[200]["id"], "bad");
+    // Analyze: every scenario program as one JSON Lines batch.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/programs");
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    names.sort();
+    let batch: Vec<String> = names
+        .iter()
+        .map(|p| {
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+            v.to_string()
+        })
+        .collect();
+    let input = batch.join("\n");
+    let one = run(&["analyze", "--jobs", "1"], &input);
+    let many = run(&["analyze", "--jobs", "3"], &input);
+    assert_eq!(one.status.code(), many.status.code());
+    assert_eq!(text(&one.stdout), text(&many.stdout));
+    assert_eq!(text(&many.stdout).lines().count(), batch.len());
+}

@@ -2,6 +2,7 @@
 
 use super::{input, EXIT_BAD_INPUT};
 use crate::io::{parse_line, run_program, Program};
+use rayon::prelude::*;
 use std::io::Write;
 use symalias_solver::Solver;
 
@@ -18,6 +19,10 @@ pub struct AnalyzeArgs {
     /// Pretty-print a single program's result.
     #[arg(long)]
     pub pretty: bool,
+    /// Worker threads for a batch (0: one per core); results stay in input
+    /// order, each program with a fresh solver.
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
 }
 
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
@@ -32,16 +37,19 @@ pub fn run(args: AnalyzeArgs) -> u8 {
     };
     // One document, or one program per line.
     let (single, items) = input::documents(&text);
+    let answer = |(lineno, item): &(usize, &str)| {
+        let parsed = parse_line::<Program>(*lineno, item);
+        let id = parsed.id.clone();
+        let result = parsed.value.and_then(|p| {
+            run_program(&p, &mut Solver::default()).map_err(|e| e.at(*lineno, id.as_deref()))
+        });
+        (*lineno, id, result)
+    };
+    let results: Vec<_> = super::parallel(args.jobs, || items.par_iter().map(answer).collect());
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut solver = Solver::default();
     let (mut bad, mut with_errors) = (0usize, 0usize);
-    for (lineno, item) in items {
-        let parsed = parse_line::<Program>(lineno, item);
-        let id = parsed.id.clone();
-        let result = parsed
-            .value
-            .and_then(|p| run_program(&p, &mut solver).map_err(|e| e.at(lineno, id.as_deref())));
+    for (lineno, id, result) in results {
         match result {
             Ok(v) => {
                 if v["errors"].as_array().is_some_and(|e| !e.is_empty()) {

@@ -6,6 +6,7 @@ use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
 use crate::io::{load_env, load_expr, parse_line, ExprCase, ExprResult};
 use crate::simplify::{simplify, SimplifyOptions};
+use rayon::prelude::*;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
@@ -19,6 +20,9 @@ pub struct ParseArgs {
     /// How to read lines: `auto` treats a line starting with `{` as JSON.
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     pub format: Format,
+    /// Worker threads (0: one per core); output stays in input order.
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
 }
 
 /// Input line format.
@@ -50,14 +54,23 @@ impl Mode {
         }
     }
 
-    /// The output expression and, with `--explain`, the rewrite chain.
-    fn apply(self, pool: &mut ExprPool, env: &Env, e: ExprId) -> (ExprId, Option<String>) {
+    /// The output expression and, with `--explain`, the rewrite chain; the
+    /// `--report` lines go to `err`.
+    fn apply(
+        self,
+        pool: &mut ExprPool,
+        env: &Env,
+        e: ExprId,
+        err: &mut String,
+    ) -> (ExprId, Option<String>) {
+        use std::fmt::Write as _;
         match self {
             Mode::Parse => (e, None),
             Mode::Simplify(opts, report) => {
                 let s = simplify(pool, env, e, &opts);
                 if report {
-                    eprintln!(
+                    let _ = writeln!(
+                        err,
                         "simplify: size {} -> {}, stopped: {}",
                         s.size_in, s.size_out, s.stop
                     );
@@ -66,7 +79,8 @@ impl Mode {
                         applied.sort();
                         let applied: Vec<String> =
                             applied.iter().map(|(r, n)| format!("{r}×{n}")).collect();
-                        eprintln!(
+                        let _ = writeln!(
+                            err,
                             "  iteration {i}: {} e-nodes, {} e-classes; {}",
                             it.nodes,
                             it.classes,
@@ -89,35 +103,46 @@ pub fn run(args: ParseArgs, mode: Mode) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     let mut failed = 0usize;
+    // Lines up to the first unreadable one, answered in parallel (each line
+    // renders into its own buffers), written in input order.
+    let mut items: Vec<(usize, String)> = Vec::new();
     for (i, line) in reader.lines().enumerate() {
         let lineno = i + 1;
-        let line = match line {
-            Ok(l) => l,
+        match line {
+            Ok(l) if l.trim().is_empty() => {}
+            Ok(l) => items.push((lineno, l)),
             Err(e) => {
                 eprintln!("error: line {lineno}: cannot read input: {e}");
                 failed += 1;
                 break;
             }
-        };
-        if line.trim().is_empty() {
-            continue;
         }
+    }
+    let answer = |(lineno, line): &(usize, String)| {
         let json = match args.format {
             Format::Auto => line.trim_start().starts_with('{'),
             Format::Text => false,
             Format::Jsonl => true,
         };
+        let (mut out, mut err) = (Vec::new(), String::new());
         let ok = if json {
-            parse_case(lineno, &line, mode, &mut out)
+            parse_case(*lineno, line, mode, &mut out, &mut err)
         } else {
-            parse_text(lineno, &line, mode, &mut out)
+            parse_text(*lineno, line, mode, &mut out, &mut err)
         };
-        if !ok {
-            failed += 1;
+        (ok, out, err)
+    };
+    let results: Vec<(bool, Vec<u8>, String)> =
+        super::parallel(args.jobs, || items.par_iter().map(answer).collect());
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (ok, text, err) in results {
+        let _ = out.write_all(&text);
+        if !err.is_empty() {
+            eprint!("{err}");
         }
+        failed += usize::from(!ok);
     }
     let _ = out.flush();
     if failed > 0 {
@@ -128,11 +153,17 @@ pub fn run(args: ParseArgs, mode: Mode) -> u8 {
     }
 }
 
-fn parse_text(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bool {
+fn parse_text(
+    lineno: usize,
+    line: &str,
+    mode: Mode,
+    out: &mut impl Write,
+    err_out: &mut String,
+) -> bool {
     let mut pool = ExprPool::new();
     match crate::expr::parse(&mut pool, line) {
         Ok(e) => {
-            let (r, explain) = mode.apply(&mut pool, &Env::new(), e);
+            let (r, explain) = mode.apply(&mut pool, &Env::new(), e, err_out);
             let _ = writeln!(out, "{}", pool.display(r));
             if let Some(chain) = explain {
                 for step in chain.lines() {
@@ -142,7 +173,8 @@ fn parse_text(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bo
             true
         }
         Err(err) => {
-            eprintln!("error: line {lineno}: `{}`: {err}", line.trim());
+            use std::fmt::Write as _;
+            let _ = writeln!(err_out, "error: line {lineno}: `{}`: {err}", line.trim());
             // Keep one output line per input line.
             let _ = writeln!(out);
             false
@@ -150,7 +182,13 @@ fn parse_text(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bo
     }
 }
 
-fn parse_case(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bool {
+fn parse_case(
+    lineno: usize,
+    line: &str,
+    mode: Mode,
+    out: &mut impl Write,
+    err_out: &mut String,
+) -> bool {
     let start = Instant::now();
     let parsed = parse_line::<ExprCase>(lineno, line);
     let id = parsed.id.clone();
@@ -159,7 +197,7 @@ fn parse_case(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bo
             load_env(&case.symbols, &case.assumptions).map_err(|e| e.at(lineno, id.as_deref()))?;
         let e = load_expr(&mut loaded, "expr", &case.expr, false)
             .map_err(|e| e.at(lineno, id.as_deref()))?;
-        let (r, explain) = mode.apply(&mut loaded.pool, &loaded.env, e);
+        let (r, explain) = mode.apply(&mut loaded.pool, &loaded.env, e, err_out);
         Ok(ExprResult {
             id: case.id.clone(),
             expr: loaded.pool.display(r).to_string(),
@@ -175,7 +213,9 @@ fn parse_case(lineno: usize, line: &str, mode: Mode, out: &mut impl Write) -> bo
             true
         }
         Err(err) => {
-            super::input::error_line(out, lineno, id, &err);
+            use std::fmt::Write as _;
+            let _ = writeln!(err_out, "error: {err}");
+            super::input::write_error(out, lineno, id, &err);
             false
         }
     }

@@ -23,6 +23,9 @@ pub struct SimplifyArgs {
     /// size and the rules that fired.
     #[arg(long)]
     pub report: bool,
+    /// Worker threads (0: one per core); output stays in input order.
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
     /// Rewrite iterations per expression.
     #[arg(long, default_value_t = Limits::default().iterations)]
     pub iter_limit: usize,
@@ -53,6 +56,7 @@ pub fn run(args: SimplifyArgs) -> u8 {
         ParseArgs {
             input: args.input,
             format: args.format,
+            jobs: args.jobs,
         },
         Mode::Simplify(opts, args.report),
     )
