@@ -74,10 +74,19 @@ pub fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
+/// Stack of a batch worker thread: the engine still recurses on deep
+/// expressions (bounded depth is the hostile-input work), so a worker gets
+/// more than the main thread's 8 MB (address space only until touched).
+const WORKER_STACK: usize = 64 << 20;
+
 /// Runs `f` on a pool of `jobs` worker threads (0: one per core), for the
 /// batch commands; falls back to the calling thread if no pool can be made.
 pub(crate) fn parallel<R: Send>(jobs: usize, f: impl FnOnce() -> R + Send) -> R {
-    match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .stack_size(WORKER_STACK)
+        .build();
+    match pool {
         Ok(pool) => pool.install(f),
         Err(_) => f(),
     }

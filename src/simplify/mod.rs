@@ -162,6 +162,12 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
     if pool.node(e).children().is_empty() {
         return unchanged(Stop::Trivial);
     }
+    // An input larger than the e-graph may grow cannot be rewritten within
+    // the limits; the seeds alone (expansion, factoring) would cost more than
+    // the time limit allows on a huge tree. Returned as it is.
+    if size_in > opts.limits.nodes {
+        return unchanged(Stop::NodeLimit);
+    }
     let start = lang::to_rec(pool, e);
     let seeds: Vec<_> = poly::seeds(pool, e)
         .into_iter()

@@ -577,6 +577,9 @@ impl Prover<'_, '_> {
         if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
             return true;
         }
+        if !self.time_left() {
+            return false;
+        }
         let expanded = crate::simplify::poly::expand(self.pool, gap);
         expanded != gap
             && self
@@ -658,7 +661,14 @@ impl Prover<'_, '_> {
         self.domain.complete
             && self.counterexample.is_none()
             && self.queries < self.opts.max_queries
-            && Instant::now() < self.opts.deadline_from(self.started)
+            && self.time_left()
+    }
+
+    /// `false` once the case's deadline has passed: every stage beyond a
+    /// first interval check then answers unknown at once (on huge
+    /// expressions even expansion and sampling take long).
+    fn time_left(&self) -> bool {
+        Instant::now() < self.opts.deadline_from(self.started)
     }
 
     fn ask(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Asked {
@@ -718,6 +728,9 @@ impl Prover<'_, '_> {
             {
                 return PairProof::Proved;
             }
+        }
+        if !self.time_left() {
+            return PairProof::Unknown;
         }
         if self.separated_by_blocks(a, b) {
             return PairProof::Proved;
@@ -963,6 +976,9 @@ impl Prover<'_, '_> {
     }
 
     fn prove_overlap(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> PairProof {
+        if !self.time_left() {
+            return PairProof::Unknown;
+        }
         if let Some(cond) = self.runs_meet(a, b) {
             if self.always(cond) {
                 return PairProof::Proved;
@@ -1025,6 +1041,9 @@ impl Prover<'_, '_> {
     /// one above it, its upper bound; the others keep their hints): a
     /// counterexample that changes little, found without z3.
     fn local_samples(&mut self, e: ExprId) -> bool {
+        if !self.time_left() {
+            return false;
+        }
         let syms = self.pool.symbols_of(e);
         for k in 0..3 {
             let cx: Vec<(Symbol, i64)> = syms
@@ -1067,6 +1086,9 @@ impl Prover<'_, '_> {
             seed
         };
         for k in 0..count {
+            if !self.time_left() {
+                return;
+            }
             let cx: Vec<(Symbol, i64)> = syms
                 .iter()
                 .map(|&s| {

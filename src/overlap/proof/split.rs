@@ -161,6 +161,9 @@ impl Prover<'_, '_> {
     /// Disjointness of `a` and `b` through the stride split (see the module
     /// docs); `Unknown` when no candidate stride settles it.
     pub(super) fn split_disjoint(&mut self, a: usize, b: usize) -> PairProof {
+        if !self.time_left() {
+            return PairProof::Unknown;
+        }
         for g in self.split_candidates(a, b) {
             let sa = self.split_view(a, g);
             let sb = self.split_view(b, g);

@@ -50,6 +50,9 @@ impl Prover<'_, '_> {
     fn all_nonnegative(&mut self, exprs: &[ExprId]) -> bool {
         let mut open = Vec::new();
         for &e in exprs {
+            if !self.time_left() {
+                return false;
+            }
             let x = expand(self.pool, e);
             if self.env.interval(self.pool, x).lo.is_some_and(|l| l >= 0) {
                 continue;
@@ -68,6 +71,9 @@ impl Prover<'_, '_> {
     /// whose extents meet, or one of them is a contiguous run holding the
     /// other's first or last address.
     pub(super) fn run_holds_partner(&mut self, a: usize, b: usize) -> bool {
+        if !self.time_left() {
+            return false;
+        }
         let one = self.pool.int(-1);
         let mut sizes: Vec<ExprId> = Vec::new();
         for t in [a, b] {
@@ -193,6 +199,9 @@ impl Prover<'_, '_> {
     /// (`s + c`). Combinations that stay in range and keep meeting on
     /// sampled allowed shapes are checked for all shapes by z3.
     pub(super) fn generalised_witness(&mut self, a: usize, b: usize, w: &HintWitness) -> bool {
+        if !self.time_left() {
+            return false;
+        }
         let mut syms: Vec<Symbol> = Vec::new();
         for t in [a, b] {
             let t = &self.tensors[t];
@@ -244,6 +253,9 @@ impl Prover<'_, '_> {
         let mut pick = vec![0usize; cands.len()];
         let mut checks = 0;
         for _ in 0..MAX_COMBOS {
+            if !self.time_left() {
+                return false;
+            }
             let idx: Vec<ExprId> = pick.iter().zip(&cands).map(|(&k, c)| c[k]).collect();
             let xa = self.address_at(a, &idx[..split], w.2);
             let xb = self.address_at(b, &idx[split..], w.3);
