@@ -39,6 +39,8 @@ pub fn compact_shape_guards(pool: &mut ExprPool, guards: &[ExprId]) -> Vec<ExprI
     // (symbol, lower, upper) in first-appearance order; inclusive bounds.
     let mut bounds: Vec<(Symbol, Option<i64>, Option<i64>)> = Vec::new();
     let mut others: Vec<ExprId> = Vec::new();
+    // Lists can be long (one guard per chain link): seen-set, not `contains`.
+    let mut seen: hashbrown::HashSet<ExprId> = hashbrown::HashSet::new();
     let mut first_bound_at: Option<usize> = None;
     for a in atoms {
         match bound_of(pool, a) {
@@ -53,7 +55,7 @@ pub fn compact_shape_guards(pool: &mut ExprPool, guards: &[ExprId]) -> Vec<ExprI
                 }
             }
             None => {
-                if !others.contains(&a) {
+                if seen.insert(a) {
                     others.push(a);
                 }
             }

@@ -115,6 +115,29 @@ const LOCAL_SAMPLED_LINKS: usize = 3;
 /// Most pairs listed as `refuted` at a counterexample.
 pub const REFUTED_LISTED: usize = 64;
 
+/// `true` when `e` holds a product or power of a sum (something `expand`
+/// would change); a quick walk, shared subterms visited once.
+fn expandable(pool: &ExprPool, e: ExprId) -> bool {
+    let mut seen = HashSet::new();
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let node = pool.node(x);
+        if matches!(node, crate::expr::Node::Mul(_) | crate::expr::Node::Pow(..))
+            && node
+                .children()
+                .iter()
+                .any(|&c| matches!(pool.node(c), crate::expr::Node::Add(_)))
+        {
+            return true;
+        }
+        todo.extend(node.children().iter().copied());
+    }
+    false
+}
+
 /// What a z3 question came back with.
 enum Asked {
     /// No allowed assignment satisfies it.
@@ -577,7 +600,7 @@ impl Prover<'_, '_> {
         if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
             return true;
         }
-        if !self.time_left() {
+        if !self.time_left() || !expandable(self.pool, gap) {
             return false;
         }
         let expanded = crate::simplify::poly::expand(self.pool, gap);
