@@ -425,8 +425,15 @@ pub fn run_program(p: &Program, solver: &mut Solver) -> Result<Value, InputError
                 "Found an input that received a metadata mutation, through e.g. a call to `.resize_()` or `.transpose_()`. This is currently banned in the aot_export workflow. (inputs {meta_mut:?})"
             ));
         }
+        // Banned only when the joint graph is traced (PyTorch: `... and
+        // aot_config.export_trace_joint`): an inference export may mutate a
+        // parameter. The joint trace is `graph.trace_joint`, else training.
+        let trace_joint = p
+            .graph
+            .as_ref()
+            .map_or(p.options.is_train, |g| g.trace_joint);
         let grad_mut = at(&|x| x.info.mutates_data && x.info.requires_grad);
-        if !grad_mut.is_empty() {
+        if trace_joint && !grad_mut.is_empty() {
             errors.push(format!(
                 "Found a graph input that requires gradients, and received a mutation. This is currently banned in the aot_export workflow. (inputs {grad_mut:?})"
             ));
