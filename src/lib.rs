@@ -7,9 +7,14 @@
 //! Modules follow `ARCHITECTURE.md`; data flows one way:
 //! `io` → `expr`/`env` → (`simplify`) → (`overlap`) → (`aot`) → (`guards`) → `io`.
 
+//! The `symalias` command lives behind the default `cli` feature; with
+//! `default-features = false` the library builds without clap, indicatif,
+//! tracing-subscriber and rayon.
+
 #![warn(missing_docs)]
 
 pub mod aot;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod env;
 pub mod expr;
