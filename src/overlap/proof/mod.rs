@@ -1060,6 +1060,18 @@ impl Prover<'_, '_> {
         self.samples(self.opts.samples);
     }
 
+    /// The range samples draw a symbol from: its declared range, an
+    /// unbounded side replaced by 16 below the hint / 4 times the hint.
+    fn sample_range(&self, s: Symbol) -> (i64, i64) {
+        let hint = self.env.hint(s).unwrap_or(0);
+        let r = self.env.range(s);
+        let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
+        let hi =
+            r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
+                .max(lo);
+        (lo, hi)
+    }
+
     /// Samples that move only the symbols of `e` (each to its lower bound,
     /// one above it, its upper bound; the others keep their hints): a
     /// counterexample that changes little, found without z3.
@@ -1072,12 +1084,7 @@ impl Prover<'_, '_> {
             let cx: Vec<(Symbol, i64)> = syms
                 .iter()
                 .map(|&s| {
-                    let hint = self.env.hint(s).unwrap_or(0);
-                    let r = self.env.range(s);
-                    let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
-                    let hi =
-                        r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
-                            .max(lo);
+                    let (lo, hi) = self.sample_range(s);
                     (s, [lo, lo.saturating_add(1).min(hi), hi][k])
                 })
                 .collect();
@@ -1115,12 +1122,7 @@ impl Prover<'_, '_> {
             let cx: Vec<(Symbol, i64)> = syms
                 .iter()
                 .map(|&s| {
-                    let hint = self.env.hint(s).unwrap_or(0);
-                    let r = self.env.range(s);
-                    let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
-                    let hi =
-                        r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
-                            .max(lo);
+                    let (lo, hi) = self.sample_range(s);
                     // Boundaries first, then uniform values.
                     let v = match k {
                         0 => lo,
