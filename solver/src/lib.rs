@@ -198,11 +198,6 @@ impl Solver {
         self.stats
     }
 
-    /// The per-query budget.
-    pub fn budget(&self) -> Budget {
-        self.budget
-    }
-
     /// Checks a query in a fresh context, interrupted after the budget's
     /// `wall` time (on the calling thread: unlike a session's queries it does
     /// not walk away from a z3 call that ignores the interrupt).
@@ -480,6 +475,8 @@ mod bound_tests {
             // The query runs for more than 5 s unbounded: here it is cut.
             assert!(a.interrupted(), "{a:?}");
         }
+        // Walked-away workers are counted, and never more than the cap.
+        assert!(abandoned_workers() <= MAX_ABANDONED);
         // Interrupted answers are not cached: the cache holds no unknowns
         // for this query.
         assert!(solver.cache.values().all(|c| !c.answer.interrupted()));

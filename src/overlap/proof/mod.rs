@@ -23,6 +23,8 @@
 mod split;
 mod witness;
 
+use witness::HintWitness;
+
 use super::domain::Domain;
 use super::encode::Encoder;
 use super::{analyze_views, GroupAnswer, SymTensor, Verdict, View};
@@ -114,6 +116,16 @@ const LOCAL_SAMPLED_LINKS: usize = 3;
 
 /// Most pairs listed as `refuted` at a counterexample.
 pub const REFUTED_LISTED: usize = 64;
+
+/// A small deterministic generator (xorshift64) starting from `seed`.
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
 
 /// `true` when `e` holds a product or power of a sum (something `expand`
 /// would change); a quick walk, shared subterms visited once.
@@ -531,10 +543,10 @@ impl Prover<'_, '_> {
     /// intervals, else z3; a z3 model is a counterexample only if the exact
     /// classification differs there).
     fn prove_link(&mut self, x: usize, y: usize, local_tries: &mut usize) -> PairProof {
-        if self.gap_positive(x, y) {
+        let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
+        if self.positive(gap) {
             return PairProof::Proved;
         }
-        let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
         // Before z3: move only the link's own symbols to their bounds.
         if self.counterexample.is_none() && *local_tries > 0 {
             *local_tries -= 1;
@@ -597,6 +609,11 @@ impl Prover<'_, '_> {
     /// that terms both ends share cancel).
     fn gap_positive(&mut self, x: usize, y: usize) -> bool {
         let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
+        self.positive(gap)
+    }
+
+    /// `gap >= 1` by intervals, as built and once expanded.
+    fn positive(&mut self, gap: ExprId) -> bool {
         if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
             return true;
         }
@@ -631,20 +648,29 @@ impl Prover<'_, '_> {
         self.analyze_at(cx).map(|a| a.overlapping)
     }
 
+    /// `true` when the assignment (others at their hints) is inside every
+    /// declared range and satisfies every assumption.
+    fn allowed(&self, cx: &[(Symbol, i64)]) -> bool {
+        let look = Self::lookup(self.env, cx);
+        self.env.symbols().iter().all(|&s| {
+            look(s).is_some_and(|v| {
+                self.env
+                    .info(s)
+                    .is_some_and(|i| i.declared.contains(v as i128))
+            })
+        }) && self
+            .env
+            .assumptions()
+            .iter()
+            .all(|&a| self.pool.eval(a, &look).ok().and_then(|v| v.as_bool()) == Some(true))
+    }
+
     /// The exact group answer at an assignment, if it is allowed.
     fn analyze_at(&self, cx: &[(Symbol, i64)]) -> Option<GroupAnswer> {
+        if !self.allowed(cx) {
+            return None;
+        }
         let look = Self::lookup(self.env, cx);
-        for &s in self.env.symbols() {
-            let v = look(s)? as i128;
-            if !self.env.info(s)?.declared.contains(v) {
-                return None;
-            }
-        }
-        for &a in self.env.assumptions() {
-            if self.pool.eval(a, &look).ok()?.as_bool() != Some(true) {
-                return None;
-            }
-        }
         let views = self
             .tensors
             .iter()
@@ -873,12 +899,7 @@ impl Prover<'_, '_> {
     /// of both views (and byte offsets inside the elements): the first element of
     /// `b` inside `a`, the first element of `a` inside `b` (these tend to persist
     /// when one view nests in the other), then the hint search's witness.
-    fn witnesses(
-        &self,
-        a: usize,
-        b: usize,
-        hint: &GroupAnswer,
-    ) -> Vec<(Vec<i64>, Vec<i64>, i64, i64)> {
+    fn witnesses(&self, a: usize, b: usize, hint: &GroupAnswer) -> Vec<HintWitness> {
         let byte_in = |t: usize, idx: &[i64], address: i64| {
             (address as i128 - self.views[t].byte_address(idx)) as i64
         };
@@ -916,12 +937,7 @@ impl Prover<'_, '_> {
 
     /// The condition "this witness is inside both views and both reach the
     /// same address": it implies the overlap.
-    fn witness_condition(
-        &mut self,
-        a: usize,
-        b: usize,
-        w: &(Vec<i64>, Vec<i64>, i64, i64),
-    ) -> ExprId {
+    fn witness_condition(&mut self, a: usize, b: usize, w: &HintWitness) -> ExprId {
         let (ia, ib, byte_a, byte_b) = w;
         let xa = self.address_expr(a, ia, *byte_a);
         let xb = self.address_expr(b, ib, *byte_b);
@@ -1109,12 +1125,7 @@ impl Prover<'_, '_> {
             seed = seed.rotate_left(7)
                 ^ (self.env.hint(s).unwrap_or(0) as u64).wrapping_mul(0x100_0000_01B3);
         }
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(seed);
         for k in 0..count {
             if !self.time_left() {
                 return;

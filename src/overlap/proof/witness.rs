@@ -120,23 +120,6 @@ const SAMPLES: usize = 24;
 pub(super) type HintWitness = (Vec<i64>, Vec<i64>, i64, i64);
 
 impl Prover<'_, '_> {
-    /// `true` when the assignment (others at their hints) is allowed.
-    fn allowed(&self, cx: &[(Symbol, i64)]) -> bool {
-        let map: HashMap<Symbol, i64> = cx.iter().copied().collect();
-        let look = |s: Symbol| map.get(&s).copied().or_else(|| self.env.hint(s));
-        self.env.symbols().iter().all(|&s| {
-            look(s).is_some_and(|v| {
-                self.env
-                    .info(s)
-                    .is_some_and(|i| i.declared.contains(v as i128))
-            })
-        }) && self
-            .env
-            .assumptions()
-            .iter()
-            .all(|&a| self.pool.eval(a, &look).ok().and_then(|v| v.as_bool()) == Some(true))
-    }
-
     /// The hints and up to `count - 1` other allowed assignments of
     /// `syms` (deterministic).
     fn allowed_samples(&self, syms: &[Symbol], count: usize) -> Vec<HashMap<Symbol, i64>> {
@@ -145,13 +128,7 @@ impl Prover<'_, '_> {
             .filter_map(|&s| self.env.hint(s).map(|h| (s, h)))
             .collect();
         let mut out = vec![hints.clone()];
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = super::xorshift(0x2545_F491_4F6C_DD1D);
         for _ in 0..count * 4 {
             if out.len() >= count {
                 break;
