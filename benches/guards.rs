@@ -6,9 +6,11 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::collections::BTreeMap;
 use std::hint::black_box;
+use symalias::expr::ExprPool;
 use symalias::guards::check::{Call, CallInput, CallTensor, GuardSet};
 use symalias::guards::{Guard, GuardKind};
-use symalias::overlap::{analyze_views, View, DEFAULT_BUDGET};
+use symalias::layout::View;
+use symalias::overlap::{analyze_views, DEFAULT_BUDGET};
 
 fn call(k: usize) -> Call {
     let t = |i: usize, size: i64, off: i64| CallInput {
@@ -16,10 +18,12 @@ fn call(k: usize) -> Call {
         tensor: Some(CallTensor {
             object: format!("a{i}"),
             storage: "S".into(),
-            sizes: vec![size],
-            strides: vec![1],
-            storage_offset: off,
-            itemsize: 4,
+            view: View {
+                sizes: vec![size],
+                strides: vec![1],
+                offset: off,
+                itemsize: 4,
+            },
             dtype: None,
         }),
         value: None,
@@ -46,15 +50,7 @@ fn naive(c: &Call) -> Vec<usize> {
     let views: Vec<View> = c
         .inputs
         .iter()
-        .map(|x| {
-            let t = x.tensor.as_ref().unwrap();
-            View {
-                sizes: t.sizes.clone(),
-                strides: t.strides.clone(),
-                offset: t.storage_offset,
-                itemsize: t.itemsize,
-            }
-        })
+        .map(|x| x.tensor.as_ref().unwrap().view.clone())
         .collect();
     let mut hit = vec![false; views.len()];
     for i in 0..views.len() {
@@ -75,8 +71,8 @@ fn bench(c: &mut Criterion) {
     let symbols = BTreeMap::new();
     for k in [100usize, 2000] {
         let call = call(k);
-        let set = GuardSet::new(&[guard(k)], &symbols).unwrap();
-        assert!(set.check(&call).unwrap().pass);
+        let set = GuardSet::prepare(&ExprPool::new(), &[guard(k)], &symbols).unwrap();
+        assert!(set.check(&call).unwrap().passed());
         assert_eq!(naive(&call), vec![0, 1, 2, 3, 4, k - 1]);
         g.bench_with_input(BenchmarkId::new("sweep", k), &call, |b, call| {
             b.iter(|| black_box(set.check(call).unwrap()))
@@ -93,16 +89,18 @@ fn bench(c: &mut Criterion) {
 /// distinct objects, storage partition, the synthetic base's 101 layouts and
 /// the partition's fast path — what a compiled graph checks per call.
 fn bench_program(c: &mut Criterion) {
-    use symalias::io::{run_program, Program};
+    use symalias::io::load_program;
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/programs/33-overlapping-with-mutation-stress.json"
     );
-    let p: Program = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let r = run_program(&p, &mut symalias_solver::Solver::default()).unwrap();
-    let guards: Vec<Guard> = serde_json::from_value(r["guards"].clone()).unwrap();
-    let symbols: BTreeMap<String, String> = serde_json::from_value(r["symbols"].clone()).unwrap();
-    let set = GuardSet::new(&guards, &symbols).unwrap();
+    // The typed road: program → analyzer → guards (ExprIds) → prepared set.
+    let doc = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut p = load_program(&doc).unwrap();
+    let r = symalias::analysis::Analyzer::default()
+        .analyze(&mut p)
+        .unwrap();
+    let set = GuardSet::prepare(&p.scope.pool, &r.guards, &p.scope.sources()).unwrap();
     // The compile-time call: chunk i at 10*i (size s1 = 10), the window x[4:44].
     let mut inputs: Vec<CallInput> = (0..100)
         .map(|i| CallInput {
@@ -110,10 +108,12 @@ fn bench_program(c: &mut Criterion) {
             tensor: Some(CallTensor {
                 object: format!("a{i}"),
                 storage: "S".into(),
-                sizes: vec![10],
-                strides: vec![1],
-                storage_offset: 10 * i,
-                itemsize: 4,
+                view: View {
+                    sizes: vec![10],
+                    strides: vec![1],
+                    offset: 10 * i,
+                    itemsize: 4,
+                },
                 dtype: None,
             }),
             value: None,
@@ -124,17 +124,19 @@ fn bench_program(c: &mut Criterion) {
         tensor: Some(CallTensor {
             object: "w".into(),
             storage: "S".into(),
-            sizes: vec![40],
-            strides: vec![1],
-            storage_offset: 4,
-            itemsize: 4,
+            view: View {
+                sizes: vec![40],
+                strides: vec![1],
+                offset: 4,
+                itemsize: 4,
+            },
             dtype: None,
         }),
         value: None,
     });
     let call = Call { inputs };
     let outcome = set.check(&call).unwrap();
-    assert!(outcome.pass, "{outcome:?}");
+    assert!(outcome.passed(), "{outcome:?}");
     let mut g = c.benchmark_group("check_program");
     g.sample_size(20);
     g.bench_function("stress_33_whole_list", |b| {

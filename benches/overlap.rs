@@ -8,7 +8,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
-use symalias::overlap::{analyze_views, View, DEFAULT_BUDGET};
+use symalias::layout::View;
+use symalias::overlap::{analyze_views, DEFAULT_BUDGET};
 
 fn chunks(k: i64) -> Vec<View> {
     (0..k).map(|i| View::new(&[10], &[1], 10 * i)).collect()

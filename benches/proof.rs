@@ -5,8 +5,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
-use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions};
-use symalias_solver::Solver;
+use symalias::analysis::{Analyzer, AnalyzerOptions};
+use symalias::io::{parse_line, run_overlap_case, OverlapCase};
 
 fn split_case(k: usize) -> OverlapCase {
     let tensors: Vec<serde_json::Value> = (0..k)
@@ -59,21 +59,21 @@ fn corpus_cases() -> Vec<OverlapCase> {
 }
 
 fn bench(c: &mut Criterion) {
-    let prove = OverlapOptions::default();
-    let hint_only = OverlapOptions {
+    let prove = AnalyzerOptions::default();
+    let hint_only = AnalyzerOptions {
         prove: false,
-        ..OverlapOptions::default()
+        ..AnalyzerOptions::default()
     };
     let mut g = c.benchmark_group("symbolic_split");
     g.sample_size(20);
     for k in [100usize, 1000] {
         let case = split_case(k);
         g.bench_with_input(BenchmarkId::new("prove", k), &case, |b, case| {
-            b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+            b.iter(|| black_box(run_overlap_case(case, &mut Analyzer::new(prove), true).unwrap()))
         });
         g.bench_with_input(BenchmarkId::new("hint_only", k), &case, |b, case| {
             b.iter(|| {
-                black_box(run_overlap_case(case, &hint_only, &mut Solver::default()).unwrap())
+                black_box(run_overlap_case(case, &mut Analyzer::new(hint_only), true).unwrap())
             })
         });
     }
@@ -83,11 +83,11 @@ fn bench(c: &mut Criterion) {
     for n in [100usize, 1000, 10_000] {
         let case = stress_case(n);
         g.bench_with_input(BenchmarkId::new("prove", n), &case, |b, case| {
-            b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+            b.iter(|| black_box(run_overlap_case(case, &mut Analyzer::new(prove), true).unwrap()))
         });
         g.bench_with_input(BenchmarkId::new("hint_only", n), &case, |b, case| {
             b.iter(|| {
-                black_box(run_overlap_case(case, &hint_only, &mut Solver::default()).unwrap())
+                black_box(run_overlap_case(case, &mut Analyzer::new(hint_only), true).unwrap())
             })
         });
     }
@@ -96,14 +96,14 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     let case = colsplit_case(200);
     g.bench_with_input(BenchmarkId::new("prove", 200), &case, |b, case| {
-        b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+        b.iter(|| black_box(run_overlap_case(case, &mut Analyzer::new(prove), true).unwrap()))
     });
     g.finish();
     let mut g = c.benchmark_group("corpus_big_symbolic");
     g.sample_size(10);
     for case in corpus_cases() {
         g.bench_with_input(BenchmarkId::new("prove", &case.id), &case, |b, case| {
-            b.iter(|| black_box(run_overlap_case(case, &prove, &mut Solver::default()).unwrap()))
+            b.iter(|| black_box(run_overlap_case(case, &mut Analyzer::new(prove), true).unwrap()))
         });
     }
     g.finish();

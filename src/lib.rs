@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod aot;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -20,5 +21,6 @@ pub mod env;
 pub mod expr;
 pub mod guards;
 pub mod io;
+pub mod layout;
 pub mod overlap;
 pub mod simplify;

@@ -10,8 +10,8 @@ mod common;
 use common::random_programs::{generate, Gen};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use symalias::io::{run_program, Program};
-use symalias_solver::Solver;
+use symalias::analysis::Analyzer;
+use symalias::io::ProgramDoc;
 
 fn ints(v: &Value) -> Vec<i64> {
     v.as_array()
@@ -19,9 +19,9 @@ fn ints(v: &Value) -> Vec<i64> {
         .unwrap_or_default()
 }
 
-fn check(g: &Gen, solver: &mut Solver) -> Result<(), String> {
-    let p: Program = serde_json::from_value(g.program.clone()).map_err(|e| e.to_string())?;
-    let r = run_program(&p, solver).map_err(|e| e.to_string())?;
+fn check(g: &Gen, analyzer: &mut Analyzer) -> Result<(), String> {
+    let p: ProgramDoc = serde_json::from_value(g.program.clone()).map_err(|e| e.to_string())?;
+    let r = common::analyze_json(&g.program, analyzer)?;
     let errors = r["errors"].as_array().cloned().unwrap_or_default();
     let n = p.inputs.len();
     // Dedupe: kept = first occurrence of each object; the map points at it.
@@ -173,8 +173,8 @@ proptest! {
     #[test]
     fn random_programs_keep_the_metadata_invariants(seed in any::<u64>()) {
         let g = generate(seed, false);
-        let mut solver = Solver::default();
-        if let Err(e) = check(&g, &mut solver) {
+        let mut analyzer = Analyzer::default();
+        if let Err(e) = check(&g, &mut analyzer) {
             prop_assert!(false, "{e}\\n{}", serde_json::to_string(&g.program).unwrap());
         }
     }

@@ -8,8 +8,7 @@ mod common;
 
 use common::programs;
 use serde_json::Value;
-use symalias::io::{run_program, Program};
-use symalias_solver::Solver;
+use symalias::analysis::Analyzer;
 
 fn lookup(v: &Value, path: &str) -> Option<Value> {
     let mut cur = v;
@@ -40,14 +39,13 @@ fn subset(want: &Value, got: &Value) -> bool {
 
 #[test]
 fn every_scenario_program_gives_its_expected_result() {
-    let mut solver = Solver::default();
+    let mut analyzer = Analyzer::default();
     let all = programs();
     assert!(all.len() >= 24, "{} programs", all.len());
     let mut failures = Vec::new();
     for (file, doc) in &all {
-        let program: Program =
-            serde_json::from_value(doc.clone()).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let result = run_program(&program, &mut solver).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let result =
+            common::analyze_json(doc, &mut analyzer).unwrap_or_else(|e| panic!("{file}: {e}"));
         let expect = doc["expect"]
             .as_object()
             .unwrap_or_else(|| panic!("{file}: no expect"));
@@ -71,27 +69,21 @@ fn every_scenario_program_gives_its_expected_result() {
 /// regenerate the old view).
 #[test]
 fn guard_lists_fail_on_the_calls_that_change_the_decisions() {
-    use symalias::guards::check::{check, Call};
-    use symalias::guards::Guard;
-    let mut solver = Solver::default();
-    let run = |file: &str,
-               solver: &mut Solver|
-     -> (Vec<Guard>, std::collections::BTreeMap<String, String>) {
+    use symalias::guards::check::{Call, GuardSet};
+    let mut analyzer = Analyzer::default();
+    let run = |file: &str, analyzer: &mut Analyzer| -> (GuardSet, ()) {
         let (_, doc) = programs().into_iter().find(|(f, _)| f == file).unwrap();
-        let p: Program = serde_json::from_value(doc).unwrap();
-        let r = run_program(&p, solver).unwrap();
-        (
-            serde_json::from_value(r["guards"].clone()).unwrap(),
-            serde_json::from_value(r["symbols"].clone()).unwrap(),
-        )
+        let r = common::analyze_json(&doc, analyzer).unwrap();
+        (common::guard_set(&r), ())
     };
+    let check = |set: &GuardSet, _: &(), call: &Call| set.check(call);
     let t = |obj: &str, sizes: &[i64], strides: &[i64], off: i64| serde_json::json!({"object": obj, "storage": "S", "sizes": sizes, "strides": strides, "storage_offset": off, "itemsize": 4});
     let call = |inputs: serde_json::Value| -> Call {
         serde_json::from_value(serde_json::json!({"inputs": inputs})).unwrap()
     };
 
     // #29: ones(20); call 1 (x[:5], x[7:13], x[9:]), call 2 (x[:5], x[7:13], x[13:15]).
-    let (g29, s29) = run("29-overlapping-with-mutation-recompile.json", &mut solver);
+    let (g29, s29) = run("29-overlapping-with-mutation-recompile.json", &mut analyzer);
     let c29 = |n: i64, a2: (i64, i64)| {
         call(serde_json::json!([
             {"source": "L['x']", "tensor": t("x", &[n], &[1], 0)},
@@ -100,22 +92,22 @@ fn guard_lists_fail_on_the_calls_that_change_the_decisions() {
             {"source": "L['args'][2]", "tensor": t("a2", &[a2.0], &[1], a2.1)}
         ]))
     };
-    assert!(check(&g29, &s29, &c29(20, (11, 9))).unwrap().pass);
+    assert!(check(&g29, &s29, &c29(20, (11, 9))).unwrap().passed());
     assert!(
-        check(&g29, &s29, &c29(30, (21, 9))).unwrap().pass,
+        check(&g29, &s29, &c29(30, (21, 9))).unwrap().passed(),
         "another size, same decisions"
     );
     assert!(
-        !check(&g29, &s29, &c29(20, (2, 13))).unwrap().pass,
+        !check(&g29, &s29, &c29(20, (2, 13))).unwrap().passed(),
         "call 2 must fail"
     );
     assert!(
-        !check(&g29, &s29, &c29(9, (0, 9))).unwrap().pass,
+        !check(&g29, &s29, &c29(9, (0, 9))).unwrap().passed(),
         "x[9:] empty"
     );
 
     // #41 (B0 program): a = (4,4),(9,1)+0, b = (4,4),(9,1)+9, merged into one base.
-    let (g41, s41) = run("41-b0-overlap-missed-by-pytorch.json", &mut solver);
+    let (g41, s41) = run("41-b0-overlap-missed-by-pytorch.json", &mut analyzer);
     let c41 = |b_off: i64, b_storage: &str| {
         let mut b = t("b", &[4, 4], &[9, 1], b_off);
         b["storage"] = b_storage.into();
@@ -124,10 +116,10 @@ fn guard_lists_fail_on_the_calls_that_change_the_decisions() {
             {"source": "L['b']", "tensor": b}
         ]))
     };
-    assert!(check(&g41, &s41, &c41(9, "S")).unwrap().pass);
+    assert!(check(&g41, &s41, &c41(9, "S")).unwrap().passed());
     let moved = check(&g41, &s41, &c41(10, "S")).unwrap();
-    assert!(!moved.pass, "same partition, other offset: B6");
-    assert!(moved.reason.unwrap().contains("storage offset"));
+    assert!(!moved.passed(), "same partition, other offset: B6");
+    assert!(moved.failure().unwrap().reason.contains("storage offset"));
     let split = check(&g41, &s41, &c41(9, "T")).unwrap();
-    assert!(!split.pass, "no longer one storage: B7");
+    assert!(!split.passed(), "no longer one storage: B7");
 }

@@ -10,10 +10,8 @@ use common::calls::{concrete_call, decisions, hints};
 use common::programs;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use symalias::analysis::Analyzer as Solver;
 use symalias::guards::check::{Call, GuardSet};
-use symalias::guards::Guard;
-use symalias::io::{run_program, Program};
-use symalias_solver::Solver;
 
 /// Changes input `i`'s concrete tensor.
 type Edit = Box<dyn FnMut(usize, &mut Value)>;
@@ -27,15 +25,11 @@ struct Compiled {
 }
 
 fn compile(doc: Value, solver: &mut Solver) -> Compiled {
-    let p: Program = serde_json::from_value(doc.clone()).unwrap();
-    let result = run_program(&p, solver).unwrap();
+    let result = common::analyze_json(&doc, solver).unwrap();
     assert_eq!(result["errors"], json!([]), "{}", result["errors"]);
-    let guards: Vec<Guard> = serde_json::from_value(result["guards"].clone()).unwrap();
-    let symbols: BTreeMap<String, String> =
-        serde_json::from_value(result["symbols"].clone()).unwrap();
     Compiled {
         doc,
-        guards: GuardSet::new(&guards, &symbols).unwrap(),
+        guards: common::guard_set(&result),
         result,
     }
 }
@@ -56,10 +50,13 @@ fn call(
     let (call, concrete) = concrete_call(&c.doc, at, edit).expect("a valid call");
     let call: Call = serde_json::from_value(call).unwrap();
     let outcome = c.guards.check(&call).unwrap();
-    let p: Program = serde_json::from_value(concrete).unwrap();
-    let now = run_program(&p, solver).unwrap();
+    let now = common::analyze_json(&concrete, solver).unwrap();
     let same = decisions(&now, at) == decisions(&c.result, at);
-    (outcome.pass, same, outcome.failed.unwrap_or_default())
+    let failed = outcome
+        .failure()
+        .map(|f| f.guard.clone())
+        .unwrap_or_default();
+    (outcome.passed(), same, failed)
 }
 
 /// Asserts `pass == same` on every call of a family; returns how many passed.

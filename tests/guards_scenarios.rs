@@ -3,14 +3,15 @@
 //! `check_overlapping(overlapping=[…], non_overlapping=[…])` guard.
 
 use serde_json::json;
+use symalias::analysis::Analyzer;
 use symalias::expr::{parse, ExprPool};
-use symalias::guards::GuardKind;
-use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions, OverlapResult};
-use symalias_solver::Solver;
+use symalias::io::GuardKindDoc as GuardKind;
+use symalias::io::GuardKindDoc;
+use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapResult};
 
 fn run(case: serde_json::Value) -> OverlapResult {
     let c: OverlapCase = parse_line(1, &case.to_string()).value.unwrap();
-    run_overlap_case(&c, &OverlapOptions::default(), &mut Solver::default()).unwrap()
+    run_overlap_case(&c, &mut Analyzer::default(), false).unwrap()
 }
 
 fn holds(guard: &str, at: &[(&str, i64)]) -> bool {
@@ -37,7 +38,7 @@ fn shape_guards(r: &OverlapResult) -> Vec<String> {
     shapes
         .iter()
         .map(|g| match &g.kind {
-            GuardKind::Shape { expr } if g.fast_path => expr.clone(),
+            GuardKindDoc::Shape { expr } if g.fast_path => expr.clone(),
             other => panic!("expected fast-path shape guards, got {other:?}"),
         })
         .collect()
@@ -64,7 +65,10 @@ fn scenario_29_inputs_overlapping_with_mutation_recompile() {
     assert_eq!(r.invariant, Some(false));
     assert_eq!(r.counterexample.as_ref().unwrap()["s0"], 9);
     let p12 = r.pairs.iter().find(|p| (p.a, p.b) == (1, 2)).unwrap();
-    assert_eq!((p12.overlap, p12.proof.as_str()), (true, "refuted"));
+    assert_eq!(
+        (p12.overlap, p12.proof),
+        (true, symalias::overlap::PairProof::Refuted)
+    );
     let guards = shape_guards(&r);
     assert_eq!(guards.len(), 1, "{guards:?}");
     assert!(holds(&guards[0], &[("s0", 20)]));

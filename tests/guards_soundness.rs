@@ -13,11 +13,10 @@ use common::calls::{concrete_call, decisions};
 use common::{programs, Rng};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use symalias::analysis::Analyzer as Solver;
 use symalias::expr::{parse, ExprPool};
-use symalias::guards::check::{check, Call};
-use symalias::guards::Guard;
-use symalias::io::{run_program, Program};
-use symalias_solver::Solver;
+use symalias::guards::check::Call;
+use symalias::io::{prepare_guards, GuardDoc as Guard};
 
 /// Symbol values inside the ranges that satisfy the assumptions; one draw in
 /// eight instead puts one symbol just outside its range and ignores the
@@ -127,14 +126,14 @@ fn harness(
         violations: Vec::new(),
     };
     for (name, doc) in programs {
-        let p: Program = serde_json::from_value(doc.clone()).unwrap();
-        let Ok(compiled) = run_program(&p, &mut solver) else {
+        let Ok(compiled) = common::analyze_json(&doc, &mut solver) else {
             continue;
         };
         let mut guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
         guards.retain(|g| Some(kind_of(g).as_str()) != without);
         let symbols: BTreeMap<String, String> =
             serde_json::from_value(compiled["symbols"].clone()).unwrap();
+        let set = prepare_guards(&guards, &symbols).unwrap();
         for _ in 0..calls {
             let Some(at) = draw_symbols(&doc, &mut rng) else {
                 continue;
@@ -146,26 +145,25 @@ fn harness(
                 add_symbol_sources(&mut call_json, &symbols, &at);
             }
             let call: Call = serde_json::from_value(call_json).unwrap();
-            let Ok(outcome) = check(&guards, &symbols, &call) else {
+            let Ok(outcome) = set.check(&call) else {
                 continue;
             };
-            let Ok(cp) = serde_json::from_value::<Program>(concrete) else {
-                continue;
-            };
-            let Ok(now) = run_program(&cp, &mut solver) else {
+            let Ok(now) = common::analyze_json(&concrete, &mut solver) else {
                 continue;
             };
             st.drawn += 1;
             let want = decisions(&compiled, &at);
             let same = decisions(&now, &at) == want;
-            if outcome.pass {
+            if outcome.passed() {
                 st.passed += 1;
                 if !same {
                     st.violations.push(format!("{name} at {at:?}: guards pass but decisions change\n  compiled {want}\n  now      {}", decisions(&now, &at)));
                 }
             } else if same {
                 st.needless += 1;
-                let kind = outcome.index.map_or("?".into(), |i| kind_of(&guards[i]));
+                let kind = outcome
+                    .failure()
+                    .map_or("?".into(), |f| kind_of(&guards[f.index]));
                 *st.needless_by.entry(kind).or_default() += 1;
             }
         }
@@ -367,13 +365,11 @@ fn add_symbol_sources(
 /// a tensor replaced by a value).
 #[test]
 fn malformed_calls_are_reported_not_passed() {
-    use symalias::guards::check::GuardSet;
     let mut solver = Solver::default();
     let mut rng = Rng(0x0bad_ca11);
     let mut errors = 0;
     for (name, doc) in programs() {
-        let p: Program = serde_json::from_value(doc.clone()).unwrap();
-        let Ok(compiled) = run_program(&p, &mut solver) else {
+        let Ok(compiled) = common::analyze_json(&doc, &mut solver) else {
             continue;
         };
         let guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
@@ -382,7 +378,7 @@ fn malformed_calls_are_reported_not_passed() {
         }
         let symbols: BTreeMap<String, String> =
             serde_json::from_value(compiled["symbols"].clone()).unwrap();
-        let set = GuardSet::new(&guards, &symbols).unwrap();
+        let set = prepare_guards(&guards, &symbols).unwrap();
         let at = common::calls::hints(&doc);
         let (call, _) = concrete_call(&doc, &at, &mut |_, _| {}).unwrap();
         // The sources the guards read: breaking one of them must be noticed.

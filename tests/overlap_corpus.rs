@@ -7,10 +7,11 @@ mod common;
 use common::corpus;
 use common::views::{brute_group, covers};
 use std::process::Command;
+use symalias::analysis::{Analyzer, AnalyzerOptions};
 use symalias::io::{
     load_env, load_expr, parse_line, run_overlap_case, ExprField, OverlapCase, OverlapResult,
 };
-use symalias::overlap::{SymTensor, View};
+use symalias::layout::{Layout, View};
 
 /// The views of a case at an assignment, if it is allowed (ranges, assumptions)
 /// and gives valid views.
@@ -72,14 +73,14 @@ fn views_at_hints(case: &OverlapCase) -> Vec<View> {
                 .map(|f| load_expr(&mut loaded, "s", f, true).unwrap())
                 .collect();
             let offset = load_expr(&mut loaded, "o", &t.storage_offset, true).unwrap();
-            let st = SymTensor {
-                source: None,
+            let st = Layout {
                 sizes,
                 strides,
                 offset,
                 itemsize: t.itemsize,
             };
-            st.at_hints(i, &loaded.pool, &loaded.env).unwrap()
+            st.at_hints(&loaded.pool, &loaded.env)
+                .unwrap_or_else(|e| panic!("tensors[{i}]: {e}"))
         })
         .collect()
 }
@@ -242,11 +243,9 @@ fn library_runs_are_deterministic() {
     let text = std::fs::read_to_string(corpus("overlap_dev.jsonl")).unwrap();
     for (i, line) in text.lines().enumerate().take(200) {
         let case: OverlapCase = parse_line(i + 1, line).value.unwrap();
-        let opts = symalias::io::OverlapOptions::default();
-        let mut a =
-            run_overlap_case(&case, &opts, &mut symalias_solver::Solver::default()).unwrap();
-        let mut b =
-            run_overlap_case(&case, &opts, &mut symalias_solver::Solver::default()).unwrap();
+        let opts = AnalyzerOptions::default();
+        let mut a = run_overlap_case(&case, &mut Analyzer::new(opts), false).unwrap();
+        let mut b = run_overlap_case(&case, &mut Analyzer::new(opts), false).unwrap();
         a.micros = 0;
         b.micros = 0;
         assert_eq!(a, b);
@@ -288,14 +287,13 @@ fn a_spent_time_limit_asks_z3_nothing_and_stays_sound() {
         if symbolic > 60 {
             break;
         }
-        let full = symalias::io::OverlapOptions::default();
-        let mut none = symalias::io::OverlapOptions::default();
+        let full = AnalyzerOptions::default();
+        let mut none = AnalyzerOptions::default();
         none.proof.time_limit = std::time::Duration::ZERO;
-        let mut solver = symalias_solver::Solver::default();
-        let a = run_overlap_case(&case, &full, &mut solver).unwrap();
-        let mut fresh = symalias_solver::Solver::default();
-        let b = run_overlap_case(&case, &none, &mut fresh).unwrap();
-        assert_eq!(fresh.stats().queries, 0, "{}", case.id);
+        let a = run_overlap_case(&case, &mut Analyzer::new(full), false).unwrap();
+        let mut fresh = Analyzer::new(none);
+        let b = run_overlap_case(&case, &mut fresh, false).unwrap();
+        assert_eq!(fresh.solver_stats().queries, 0, "{}", case.id);
         assert_eq!(a.overlapping, b.overlapping, "{}", case.id);
         if b.invariant == Some(true) {
             assert_eq!(a.invariant, Some(true), "{}", case.id);

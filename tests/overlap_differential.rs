@@ -9,7 +9,8 @@ mod common;
 use common::views::{brute_group, covers};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use symalias::overlap::{analyze_views, Verdict, View, DEFAULT_BUDGET};
+use symalias::layout::View;
+use symalias::overlap::{analyze_views, Verdict, DEFAULT_BUDGET};
 
 fn cases() -> u32 {
     common::env_count("SYMALIAS_DIFF_CASES", 20_000)

@@ -1,7 +1,8 @@
 //! The overlap cases of PYTORCH_REFERENCE.md §3.5–§3.7 and §6.1, as
 //! `views => exact overlapping set`. Element offsets, itemsize 1.
 
-use symalias::overlap::{analyze_views, View, DEFAULT_BUDGET};
+use symalias::layout::View;
+use symalias::overlap::{analyze_views, DEFAULT_BUDGET};
 
 fn v(sizes: &[i64], strides: &[i64], offset: i64) -> View {
     View::new(sizes, strides, offset)

@@ -10,10 +10,10 @@ mod common;
 use common::views::brute_group;
 use proptest::prelude::*;
 use serde_json::json;
+use symalias::analysis::Analyzer;
 use symalias::expr::{parse, ExprPool};
-use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions, OverlapResult};
-use symalias::overlap::View;
-use symalias_solver::Solver;
+use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapResult};
+use symalias::layout::View;
 
 #[derive(Clone, Debug)]
 struct Sym {
@@ -142,7 +142,7 @@ proptest! {
     fn proofs_counterexamples_and_guards_hold_on_the_whole_domain((syms, case) in case()) {
         let text = case.to_string();
         let parsed: OverlapCase = parse_line(1, &text).value.unwrap();
-        let r: OverlapResult = run_overlap_case(&parsed, &OverlapOptions::default(), &mut Solver::default()).unwrap();
+        let r: OverlapResult = run_overlap_case(&parsed, &mut Analyzer::default(), false).unwrap();
         let classify = |at: &[i64]| brute_group(&views_at(&case, at)).1;
         let domain = assignments(&syms);
         match r.invariant {
@@ -157,11 +157,11 @@ proptest! {
                 let at: Vec<i64> = (0..syms.len()).map(|i| cx[&format!("s{i}")]).collect();
                 prop_assert!(domain.contains(&at), "counterexample outside the domain");
                 prop_assert_ne!(&classify(&at), &r.overlapping, "counterexample {:?} changes nothing: {}", at, text);
-                prop_assert!(r.pairs.iter().any(|p| p.proof == "refuted"), "no pair marked refuted: {}", text);
+                prop_assert!(r.pairs.iter().any(|p| p.proof == symalias::overlap::PairProof::Refuted), "no pair marked refuted: {}", text);
             }
             None => prop_assert!(!r.guards.is_empty()),
         }
-        let shapes: Vec<&str> = r.guards.iter().filter_map(|g| match &g.kind { symalias::guards::GuardKind::Shape { expr } => Some(expr.as_str()), _ => None }).collect();
+        let shapes: Vec<&str> = r.guards.iter().filter_map(|g| match &g.kind { symalias::io::GuardKindDoc::Shape { expr } => Some(expr.as_str()), _ => None }).collect();
         if !shapes.is_empty() {
             let hint: Vec<i64> = syms.iter().map(|s| s.hint).collect();
             prop_assert!(shapes.iter().all(|g| guard_holds(g, &hint)), "a guard fails at the hints: {:?}", shapes);

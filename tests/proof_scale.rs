@@ -11,22 +11,24 @@ mod common;
 use common::{corpus, corpus_lines, env_count};
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
+use symalias::analysis::{Analyzer, AnalyzerOptions};
 use symalias::expr::{parse, ExprPool};
-use symalias::guards::GuardKind;
-use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions, OverlapResult};
-use symalias::overlap::{analyze_views, ProofOptions, View};
-use symalias_solver::Solver;
+use symalias::io::GuardKindDoc as GuardKind;
+use symalias::io::GuardKindDoc;
+use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapResult};
+use symalias::layout::View;
+use symalias::overlap::{analyze_views, ProofOptions};
 
 /// Slack over a case's time limit: the bound is limit + 100 ms.
 const SLACK: Duration = Duration::from_millis(100);
 
-fn with_limit(ms: u64) -> OverlapOptions {
-    OverlapOptions {
+fn with_limit(ms: u64) -> AnalyzerOptions {
+    AnalyzerOptions {
         proof: ProofOptions {
             time_limit: Duration::from_millis(ms),
             ..ProofOptions::default()
         },
-        ..OverlapOptions::default()
+        ..AnalyzerOptions::default()
     }
 }
 
@@ -43,12 +45,7 @@ fn every_case_the_reference_proves_is_proved() {
     let (mut proved, mut missed, mut false_claims) = (0, Vec::new(), Vec::new());
     for r in corpus_lines("overlap_dev_reference_proofs.jsonl") {
         let id = r["id"].as_str().unwrap();
-        let res = run_overlap_case(
-            &cases[id],
-            &OverlapOptions::default(),
-            &mut Solver::default(),
-        )
-        .unwrap();
+        let res = run_overlap_case(&cases[id], &mut Analyzer::default(), false).unwrap();
         match r["reference"].as_str().unwrap() {
             "proved" if res.invariant == Some(true) => proved += 1,
             "proved" => missed.push(id.to_string()),
@@ -84,7 +81,7 @@ fn hanging_cases_return_within_their_time_limit() {
                     let case: OverlapCase =
                         parse_line(1, text.lines().next().unwrap()).value.unwrap();
                     let t0 = Instant::now();
-                    let r = run_overlap_case(&case, &with_limit(ms), &mut Solver::default());
+                    let r = run_overlap_case(&case, &mut Analyzer::new(with_limit(ms)), false);
                     (r.unwrap(), t0.elapsed())
                 })
                 .unwrap()
@@ -106,9 +103,10 @@ fn hanging_cases_return_within_their_time_limit() {
 #[test]
 fn a_hanging_program_returns_within_the_time_limit() {
     let text = std::fs::read_to_string(corpus("repro").join("01c_hang_analyze_h4.json")).unwrap();
-    let program: symalias::io::Program = serde_json::from_str(&text).unwrap();
+    let program: symalias::io::ProgramDoc = serde_json::from_str(&text).unwrap();
     let t0 = Instant::now();
-    let r = symalias::io::run_program(&program, &mut Solver::default()).unwrap();
+    let r = symalias::io::run_program(&program, &mut Analyzer::default()).unwrap();
+    let r = serde_json::to_value(r).unwrap();
     let limit = ProofOptions::default().time_limit;
     assert!(t0.elapsed() <= limit + SLACK, "{:?}", t0.elapsed());
     assert!(r["guards"].as_array().is_some_and(|g| !g.is_empty()));
@@ -170,14 +168,15 @@ fn random_nonlinear_cases_respect_the_time_bound() {
     let ms = env_count("SYMALIAS_BOUND_LIMIT_MS", 60u64);
     let mut rng = Rng(0x5EED_1234_ABCD_0001);
     let (mut worst, mut answered) = (Duration::ZERO, 0);
-    let mut solver = Solver::default();
+    // One analyzer (one solver session) across cases, as a compiler keeps it.
+    let mut analyzer = Analyzer::new(with_limit(ms));
     for k in 0..count {
         let v = nonlinear_case(&mut rng, k);
         let Ok(case) = parse_line::<OverlapCase>(1, &v.to_string()).value else {
             continue;
         };
         let t0 = Instant::now();
-        let r = run_overlap_case(&case, &with_limit(ms), &mut solver);
+        let r = run_overlap_case(&case, &mut analyzer, false);
         let took = t0.elapsed();
         worst = worst.max(took);
         answered += r.is_ok() as usize;
@@ -218,7 +217,7 @@ fn shape_guards(r: &OverlapResult) -> Vec<&str> {
     r.guards
         .iter()
         .filter_map(|g| match &g.kind {
-            GuardKind::Shape { expr } => Some(expr.as_str()),
+            GuardKindDoc::Shape { expr } => Some(expr.as_str()),
             _ => None,
         })
         .collect()
@@ -227,12 +226,7 @@ fn shape_guards(r: &OverlapResult) -> Vec<&str> {
 #[test]
 fn a_chain_of_views_gets_one_guard_per_link() {
     for n in [100usize, 1000, 10_000] {
-        let r = run_overlap_case(
-            &stress_case(n),
-            &OverlapOptions::default(),
-            &mut Solver::default(),
-        )
-        .unwrap();
+        let r = run_overlap_case(&stress_case(n), &mut Analyzer::default(), false).unwrap();
         assert_eq!(r.invariant, Some(false), "n = {n}: offsets are independent");
         assert!(r.overlapping.is_empty());
         let shapes = shape_guards(&r);
@@ -252,7 +246,7 @@ fn chain_guards_imply_the_partition_on_random_calls() {
     // draws include calls where the guards fail.
     let n = 200;
     let case = stress_case(n);
-    let r = run_overlap_case(&case, &OverlapOptions::default(), &mut Solver::default()).unwrap();
+    let r = run_overlap_case(&case, &mut Analyzer::default(), false).unwrap();
     let mut pool = ExprPool::new();
     let guards: Vec<_> = shape_guards(&r)
         .into_iter()

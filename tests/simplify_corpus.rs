@@ -5,9 +5,10 @@
 mod common;
 
 use common::{corpus_lines, Rng};
+use symalias::analysis::Scope as Loaded;
 use symalias::env::{Env, Interval};
 use symalias::expr::{BinOp, ExprId, ExprPool, Node, Symbol, Value};
-use symalias::io::{load_env, load_expr, ExprCase, ExprField, Loaded, OverlapCase};
+use symalias::io::{load_env, load_expr, ExprCase, ExprField, OverlapCase};
 use symalias::simplify::{simplify, SimplifyOptions};
 
 /// Points per expression that must satisfy ranges and assumptions.

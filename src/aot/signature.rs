@@ -125,13 +125,78 @@ pub struct GraphSignature {
     pub output_specs: Vec<OutputSpec>,
 }
 
+/// Why a signature cannot be built: the assertion a compiler would raise.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SignatureError {
+    /// Placeholder names do not match the inputs.
+    #[error("graph.input_names: {placeholders} placeholders for {inputs} inputs")]
+    InputNames {
+        /// Number of names.
+        placeholders: usize,
+        /// Number of inputs.
+        inputs: usize,
+    },
+    /// Inputs are not in the export order.
+    #[error("inputs must be ordered tokens, parameters, buffers, user inputs")]
+    InputOrder,
+    /// A joint graph without `num_user_fw_outs`.
+    #[error("graph.num_user_fw_outs is required for a joint graph")]
+    NumUserFwOutsMissing,
+    /// Not even the mutated inputs and tokens are returned.
+    #[error("fewer graph outputs than mutated inputs and tokens")]
+    FewerOutputs,
+    /// Some mutation is metadata-only.
+    #[error("{mutated} inputs mutate data but {num_mutated} are mutated out of the graph: export cannot have metadata-only mutations (Found an input that received a metadata mutation)")]
+    MetadataOnlyMutation {
+        /// Inputs that mutate data.
+        mutated: usize,
+        /// Inputs mutated out of the graph.
+        num_mutated: usize,
+    },
+    /// Fewer outputs than the forward needs.
+    #[error("graph.output_names: {outputs} outputs, need at least {need}")]
+    TooFewOutputs {
+        /// Outputs given.
+        outputs: usize,
+        /// Outputs needed.
+        need: usize,
+    },
+    /// A parameter mutated in a joint graph.
+    #[error("parameter `{0}` is mutated in a joint graph")]
+    ParameterMutatedInJoint(String),
+    /// A token is mutated.
+    #[error("a token cannot be mutated")]
+    TokenMutated,
+    /// Fewer backward outputs than parameters that require grad.
+    #[error("fewer backward outputs than parameters requiring grad")]
+    FewerBackwardOutputs,
+    /// No gradient for a user input that requires grad.
+    #[error("no gradient output left for user input {0}")]
+    NoGradientForUserInput(usize),
+    /// Backward outputs left over.
+    #[error("more backward outputs than gradients of parameters and user inputs")]
+    ExtraBackwardOutputs,
+    /// A joint graph without `loss_index`.
+    #[error("graph.loss_index is required for a joint graph")]
+    LossIndexMissing,
+    /// `loss_index` does not name an output.
+    #[error("graph.loss_index {0} is not an output")]
+    LossIndexNotAnOutput(usize),
+    /// A backward output that is no gradient.
+    #[error("backward output `{0}` is no gradient")]
+    NotAGradient(String),
+    /// Outputs left after the user outputs (no joint graph).
+    #[error("graph.output_names: {0} outputs left over after the user outputs")]
+    LeftoverOutputs(usize),
+}
+
 /// Builds the signature; `num_mutated` is `num_mutated_inp_runtime_indices`.
 /// Errors are the assertion messages a compiler would raise.
 pub fn create_graph_signature(
     g: &SigGraph,
     inputs: &[SigInput],
     num_mutated: usize,
-) -> Result<GraphSignature, String> {
+) -> Result<GraphSignature, SignatureError> {
     let count = |k: SigKind| inputs.iter().filter(|x| x.kind == k).count();
     let (num_tokens, num_params, num_buffers) = (
         count(SigKind::Token),
@@ -139,11 +204,10 @@ pub fn create_graph_signature(
         count(SigKind::Buffer),
     );
     if g.input_names.len() != inputs.len() {
-        return Err(format!(
-            "graph.input_names: {} placeholders for {} inputs",
-            g.input_names.len(),
-            inputs.len()
-        ));
+        return Err(SignatureError::InputNames {
+            placeholders: g.input_names.len(),
+            inputs: inputs.len(),
+        });
     }
     // Layout: tokens | parameters | buffers | user inputs.
     let rank = |x: &SigInput| match x.kind {
@@ -153,7 +217,7 @@ pub fn create_graph_signature(
         SigKind::UserInput => 3,
     };
     if inputs.windows(2).any(|w| rank(&w[0]) > rank(&w[1])) {
-        return Err("inputs must be ordered tokens, parameters, buffers, user inputs".into());
+        return Err(SignatureError::InputOrder);
     }
     let mut sig = GraphSignature::default();
     for (x, name) in inputs.iter().zip(&g.input_names) {
@@ -188,27 +252,26 @@ pub fn create_graph_signature(
     let outs = &g.output_names;
     let num_user_fw_outs = if g.trace_joint {
         g.num_user_fw_outs
-            .ok_or("graph.num_user_fw_outs is required for a joint graph")?
+            .ok_or(SignatureError::NumUserFwOutsMissing)?
     } else {
         outs.len()
             .checked_sub(num_mutated + num_tokens)
-            .ok_or("fewer graph outputs than mutated inputs and tokens")?
+            .ok_or(SignatureError::FewerOutputs)?
     };
     // Mutated inputs, by name (metadata-only mutations cannot appear here).
     let mutated: Vec<&SigInput> = inputs.iter().filter(|x| x.mutates_data).collect();
     if mutated.len() != num_mutated {
-        return Err(format!(
-            "{} inputs mutate data but {} are mutated out of the graph: export cannot have metadata-only mutations (Found an input that received a metadata mutation)",
-            mutated.len(),
-            num_mutated
-        ));
+        return Err(SignatureError::MetadataOnlyMutation {
+            mutated: mutated.len(),
+            num_mutated,
+        });
     }
     let fw_end = num_tokens + num_mutated + num_user_fw_outs;
     if outs.len() < fw_end {
-        return Err(format!(
-            "graph.output_names: {} outputs, need at least {fw_end}",
-            outs.len()
-        ));
+        return Err(SignatureError::TooFewOutputs {
+            outputs: outs.len(),
+            need: fw_end,
+        });
     }
     sig.output_tokens = outs[..num_tokens].to_vec();
     for t in &sig.output_tokens {
@@ -236,7 +299,7 @@ pub fn create_graph_signature(
             }
             SigKind::Parameter => {
                 if g.trace_joint {
-                    return Err(format!("parameter `{target}` is mutated in a joint graph"));
+                    return Err(SignatureError::ParameterMutatedInJoint(target));
                 }
                 sig.parameters_to_mutate.insert(key, target.clone());
                 "PARAMETER_MUTATION"
@@ -245,7 +308,7 @@ pub fn create_graph_signature(
                 sig.user_inputs_to_mutate.insert(key, target.clone());
                 "USER_INPUT_MUTATION"
             }
-            SigKind::Token => return Err("a token cannot be mutated".into()),
+            SigKind::Token => return Err(SignatureError::TokenMutated),
         };
         sig.output_specs.push(OutputSpec {
             kind,
@@ -263,9 +326,11 @@ pub fn create_graph_signature(
             .iter()
             .filter(|x| matches!(x.kind, SigKind::Parameter | SigKind::Buffer) && x.requires_grad)
         {
-            let n = next.next().cloned().flatten().ok_or_else(|| {
-                "fewer backward outputs than parameters requiring grad".to_string()
-            })?;
+            let n = next
+                .next()
+                .cloned()
+                .flatten()
+                .ok_or(SignatureError::FewerBackwardOutputs)?;
             b.gradients_to_parameters
                 .insert(n, x.fqn.clone().unwrap_or_default());
         }
@@ -276,26 +341,22 @@ pub fn create_graph_signature(
                     .next()
                     .cloned()
                     .flatten()
-                    .ok_or_else(|| format!("no gradient output left for user input {k}"))?;
+                    .ok_or(SignatureError::NoGradientForUserInput(k))?;
                 // Q2: PyTorch looks the name up without the token offset.
                 let input_name = g.input_names[(k + num_pb).min(g.input_names.len() - 1)].clone();
                 b.gradients_to_user_inputs.insert(n, input_name);
             }
         }
         if next.next().is_some() {
-            return Err(
-                "more backward outputs than gradients of parameters and user inputs".into(),
-            );
+            return Err(SignatureError::ExtraBackwardOutputs);
         }
-        let loss_index = g
-            .loss_index
-            .ok_or("graph.loss_index is required for a joint graph")?;
+        let loss_index = g.loss_index.ok_or(SignatureError::LossIndexMissing)?;
         // Q1: the index is applied to the full output list.
         b.loss_output = outs
             .get(loss_index)
             .cloned()
             .flatten()
-            .ok_or_else(|| format!("graph.loss_index {loss_index} is not an output"))?;
+            .ok_or(SignatureError::LossIndexNotAnOutput(loss_index))?;
         for o in &sig.user_outputs {
             let kind = if o.as_deref() == Some(b.loss_output.as_str()) {
                 "LOSS_OUTPUT"
@@ -316,7 +377,7 @@ pub fn create_graph_signature(
             ) {
                 (Some(p), _) => ("GRADIENT_TO_PARAMETER", p.clone()),
                 (_, Some(u)) => ("GRADIENT_TO_USER_INPUT", u.clone()),
-                _ => return Err(format!("backward output `{key}` is no gradient")),
+                _ => return Err(SignatureError::NotAGradient(key)),
             };
             sig.output_specs.push(OutputSpec {
                 kind,
@@ -327,10 +388,7 @@ pub fn create_graph_signature(
         sig.backward_signature = Some(b);
     } else {
         if outs.len() != fw_end {
-            return Err(format!(
-                "graph.output_names: {} outputs left over after the user outputs",
-                outs.len() - fw_end
-            ));
+            return Err(SignatureError::LeftoverOutputs(outs.len() - fw_end));
         }
         for o in &sig.user_outputs {
             sig.output_specs.push(OutputSpec {

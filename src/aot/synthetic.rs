@@ -135,6 +135,31 @@ fn differentiable_views(a: &TensorInput, b: &TensorInput) -> bool {
         || b.base.as_deref() == Some(a.object.as_str())
 }
 
+/// What a compiler raises instead of merging (PyTorch's messages).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SyntheticError {
+    /// Export cannot merge.
+    #[error("Encountered aliased inputs that are mutated in the graph you are trying to export. This functionality is currently not supported.")]
+    ExportAliasedMutation,
+    /// Training: the members are not differentiable views of one another.
+    #[error("inputs {0} and {1}: aot_autograd() does not yet handle non-differentiable view input mutations.")]
+    NonDifferentiableViews(usize, usize),
+    /// The members have different dtypes.
+    #[error("inputs {0} and {1}: aot_autograd() does not yet handle input mutations on views with different dtypes.")]
+    DifferentDtypes(usize, usize),
+    /// The members' `_base`s differ.
+    #[error("input {input}: aot_autograd() does not yet handle input mutations on views whose _base differs from the other aliased inputs' ({base}).")]
+    DifferentBases {
+        /// The deduped input whose base differs.
+        input: usize,
+        /// The first member's base.
+        base: String,
+    },
+    /// A base's members mix leaves and non-leaves.
+    #[error("synthetic base {0}: its members are neither all leaves nor all non-leaves")]
+    MixedLeaves(usize),
+}
+
 /// Decides which inputs are merged (§2.3). `overlap` answers, for the members
 /// of one storage group, which of them overlap.
 pub fn merge_view_inputs(
@@ -142,7 +167,7 @@ pub fn merge_view_inputs(
     info: &[InputAliasInfo],
     opts: SyntheticOptions,
     overlap: &mut dyn FnMut(&[DedupedIdx]) -> GroupOverlap,
-) -> Result<SyntheticBases, String> {
+) -> Result<SyntheticBases, SyntheticError> {
     let n = inputs.len();
     let mut merged_into: Vec<Option<usize>> = vec![None; n];
     let mut bases: Vec<SyntheticBase> = Vec::new();
@@ -177,22 +202,16 @@ pub fn merge_view_inputs(
         for part in parts {
             let idx: Vec<usize> = part.iter().map(|&l| members[l]).collect();
             if opts.is_export {
-                return Err("Encountered aliased inputs that are mutated in the graph you are trying to export. This functionality is currently not supported.".into());
+                return Err(SyntheticError::ExportAliasedMutation);
             }
             let t = |i: usize| inputs[i].as_ref().expect("group members are tensors");
             for w in idx.windows(2) {
                 let (a, b) = (t(w[0]), t(w[1]));
                 if opts.is_train && !differentiable_views(a, b) {
-                    return Err(format!(
-                        "inputs {} and {}: aot_autograd() does not yet handle non-differentiable view input mutations.",
-                        w[0], w[1]
-                    ));
+                    return Err(SyntheticError::NonDifferentiableViews(w[0], w[1]));
                 }
                 if a.dtype.is_some() && b.dtype.is_some() && a.dtype != b.dtype {
-                    return Err(format!(
-                        "inputs {} and {}: aot_autograd() does not yet handle input mutations on views with different dtypes.",
-                        w[0], w[1]
-                    ));
+                    return Err(SyntheticError::DifferentDtypes(w[0], w[1]));
                 }
             }
             let with_base: Vec<&TensorInput> = idx
@@ -207,9 +226,10 @@ pub fn merge_view_inputs(
                 let common = |x: &TensorInput| x.base.clone().unwrap_or_else(|| x.object.clone());
                 let first = common(t(idx[0]));
                 if let Some(&bad) = idx.iter().find(|&&i| common(t(i)) != first) {
-                    return Err(format!(
-                        "input {bad}: aot_autograd() does not yet handle input mutations on views whose _base differs from the other aliased inputs' ({first})."
-                    ));
+                    return Err(SyntheticError::DifferentBases {
+                        input: bad,
+                        base: first,
+                    });
                 }
                 Some(first)
             };
@@ -246,7 +266,7 @@ pub fn create_synthetic_base_metadata(
     meta: &ViewAndMutationMeta<DedupedIdx>,
     sb: &SyntheticBases,
     inputs: &[Option<TensorInput>],
-) -> Result<(ViewAndMutationMeta<InnerIdx>, Vec<DedupedIdx>), String> {
+) -> Result<(ViewAndMutationMeta<InnerIdx>, Vec<DedupedIdx>), SyntheticError> {
     let num_inner = sb.num_inner();
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); num_inner];
     for (i, b) in sb.info.iter().enumerate() {
@@ -259,9 +279,7 @@ pub fn create_synthetic_base_metadata(
         let xs: Vec<&InputAliasInfo> = g.iter().map(|&i| &meta.input_info[i]).collect();
         let leaves = xs.iter().filter(|x| x.is_leaf).count();
         if leaves != 0 && leaves != xs.len() {
-            return Err(format!(
-                "synthetic base {j}: its members are neither all leaves nor all non-leaves"
-            ));
+            return Err(SyntheticError::MixedLeaves(j));
         }
         let is_base = j < sb.bases.len();
         let mut x = if is_base {

@@ -1,10 +1,10 @@
 //! `symalias analyze`: FORMATS.md §5 programs in, result documents out.
 
 use super::{input, EXIT_BAD_INPUT};
-use crate::io::{parse_line, run_program, Program};
+use crate::analysis::Analyzer;
+use crate::io::{parse_line, run_program, ProgramDoc};
 use rayon::prelude::*;
 use std::io::Write;
-use symalias_solver::Solver;
 
 /// Exit code when a program's result lists errors a compiler would raise.
 pub const EXIT_PROGRAM_ERRORS: u8 = 1;
@@ -38,10 +38,12 @@ pub fn run(args: AnalyzeArgs) -> u8 {
     // One document, or one program per line.
     let (single, items) = input::documents(&text);
     let answer = |(lineno, item): &(usize, &str)| {
-        let parsed = parse_line::<Program>(*lineno, item);
+        let parsed = parse_line::<ProgramDoc>(*lineno, item);
         let id = parsed.id.clone();
         let result = parsed.value.and_then(|p| {
-            run_program(&p, &mut Solver::default()).map_err(|e| e.at(*lineno, id.as_deref()))
+            run_program(&p, &mut Analyzer::default())
+                .map(|r| serde_json::to_value(r).expect("serialises"))
+                .map_err(|e| e.at(*lineno, id.as_deref()))
         });
         (*lineno, id, result)
     };

@@ -6,9 +6,9 @@
 //! once ([`GuardSet`]) for all calls.
 
 use super::{input, EXIT_BAD_INPUT};
+use crate::expr::ExprPool;
 use crate::guards::check::{Call, GuardSet, Outcome};
-use crate::guards::Guard;
-use crate::io::{parse_line, InputError};
+use crate::io::{load_guards, parse_line, GuardDoc, InputError, OutcomeDoc};
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -30,18 +30,20 @@ fn read_json(path: &str, what: &str) -> Result<serde_json::Value, String> {
 
 fn guard_set(path: &str) -> Result<GuardSet, String> {
     let result = read_json(path, "result")?;
-    let guards: Vec<Guard> = serde_path_to_error::deserialize(&result["guards"])
+    let docs: Vec<GuardDoc> = serde_path_to_error::deserialize(&result["guards"])
         .map_err(|e| format!("result {path}: field `guards.{}`: {}", e.path(), e.inner()))?;
+    let mut pool = ExprPool::new();
+    let guards = load_guards(&mut pool, &docs).map_err(|e| format!("result {path}: {e}"))?;
     let symbols: BTreeMap<String, String> = match result.get("symbols") {
         None | Some(serde_json::Value::Null) => BTreeMap::new(),
         Some(v) => serde_json::from_value(v.clone())
             .map_err(|e| format!("result {path}: field `symbols`: {e}"))?,
     };
-    GuardSet::new(&guards, &symbols).map_err(|e| format!("result {path}: {e}"))
+    GuardSet::prepare(&pool, &guards, &symbols).map_err(|e| format!("result {path}: {e}"))
 }
 
 fn code(o: &Outcome) -> u8 {
-    if o.pass {
+    if o.passed() {
         0
     } else {
         1
@@ -83,7 +85,11 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
         };
         return match set.check(&call) {
             Ok(o) => {
-                let _ = writeln!(out, "{}", serde_json::to_string(&o).expect("serialises"));
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&OutcomeDoc::from(&o)).expect("serialises")
+                );
                 code(&o)
             }
             Err(e) => {
@@ -106,7 +112,7 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
         match answer {
             Ok(o) => {
                 worst = worst.max(code(&o));
-                let mut v = serde_json::to_value(&o).expect("serialises");
+                let mut v = serde_json::to_value(OutcomeDoc::from(&o)).expect("serialises");
                 v["line"] = lineno.into();
                 let _ = writeln!(out, "{v}");
             }

@@ -1,12 +1,12 @@
 //! `symalias overlap`: one result line per overlap case (FORMATS.md §3).
 
 use super::{input, EXIT_BAD_INPUT};
-use crate::io::{parse_line, run_overlap_case, OverlapCase, OverlapOptions};
+use crate::analysis::{Analyzer, AnalyzerOptions};
+use crate::io::{parse_line, run_overlap_case, OverlapCase};
 use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
 use crate::simplify::SimplifyOptions;
 use rayon::prelude::*;
 use std::io::{BufRead, IsTerminal, Write};
-use symalias_solver::{Budget, Solver};
 
 /// Arguments of `symalias overlap`.
 #[derive(Debug, clap::Args)]
@@ -73,7 +73,7 @@ pub fn run(args: OverlapArgs) -> u8 {
         );
         bar
     });
-    let opts = OverlapOptions {
+    let opts = AnalyzerOptions {
         budget: args.budget,
         prove: !args.no_prove,
         proof: ProofOptions {
@@ -83,12 +83,7 @@ pub fn run(args: OverlapArgs) -> u8 {
             rlimit: args.rlimit,
             ..ProofOptions::default()
         },
-        no_timing: args.no_timing,
         simplify: (!args.no_simplify).then(SimplifyOptions::default),
-    };
-    let budget = Budget {
-        rlimit: args.rlimit,
-        ..Budget::default()
     };
     let mut failed = 0usize;
     // Lines up to the first unreadable one; each case is answered on its
@@ -111,7 +106,7 @@ pub fn run(args: OverlapArgs) -> u8 {
         let id = parsed.id.clone();
         let result = parsed
             .value
-            .and_then(|case| run_overlap_case(&case, &opts, &mut Solver::new(budget)))
+            .and_then(|case| run_overlap_case(&case, &mut Analyzer::new(opts), args.no_timing))
             .map_err(|e| e.at(*lineno, id.as_deref()));
         if let Some(bar) = &progress {
             bar.inc(1);

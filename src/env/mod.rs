@@ -60,6 +60,12 @@ pub enum EnvError {
         /// The name.
         name: String,
     },
+    /// The name is not an identifier.
+    #[error("`{name}` is not a symbol name ([A-Za-z_][A-Za-z0-9_]*)")]
+    BadName {
+        /// The name.
+        name: String,
+    },
     /// An expression mentions a symbol that was not declared.
     #[error("unknown symbol `{name}` (not in `symbols`)")]
     UnknownSymbol {
@@ -121,6 +127,14 @@ impl Env {
         max: Option<i64>,
         source: Option<String>,
     ) -> Result<Symbol, EnvError> {
+        let mut chars = name.chars();
+        let identifier = chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !identifier {
+            return Err(EnvError::BadName { name: name.into() });
+        }
         if crate::expr::is_reserved(name) {
             return Err(EnvError::Reserved { name: name.into() });
         }
@@ -205,6 +219,22 @@ impl Env {
         self.assumptions.push(a);
         facts::learn(self, pool, a);
         Ok(())
+    }
+
+    /// The same symbols (hints, declared ranges, sources) without any
+    /// assumption or what was learned from them.
+    pub fn ranges_only(&self) -> Env {
+        Env {
+            symbols: self.symbols.clone(),
+            order: self.order.clone(),
+            assumptions: Vec::new(),
+            ranges: self
+                .order
+                .iter()
+                .map(|s| (*s, self.symbols[s].declared))
+                .collect(),
+            congruences: HashMap::new(),
+        }
     }
 
     /// The declared symbols, in declaration order.

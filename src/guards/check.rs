@@ -11,38 +11,29 @@
 //! resolving symbol sources); [`GuardSet::check`] is the per-call part.
 
 use super::model::{with_sources, Guard, GuardKind};
-use crate::expr::{parse, ExprId, ExprPool, Node, Symbol, Value};
-use crate::overlap::{analyze_view_refs, Verdict as PairVerdict, ViewRef, DEFAULT_BUDGET};
+use crate::expr::{ExprId, ExprPool, Node, Symbol, Value};
+use crate::layout::{View, ViewRef};
+use crate::overlap::{analyze_view_refs, Verdict as PairVerdict, DEFAULT_BUDGET};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use thiserror::Error;
 
-/// A tensor of a call, with concrete metadata.
+/// A tensor of a call: identities and its concrete layout.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallTensor {
     /// Object identity.
     pub object: String,
     /// Storage identity.
     pub storage: String,
-    /// Sizes.
-    pub sizes: Vec<i64>,
-    /// Strides in elements.
-    pub strides: Vec<i64>,
-    /// Storage offset in elements.
-    #[serde(default)]
-    pub storage_offset: i64,
-    /// Bytes per element.
-    #[serde(default = "one")]
-    pub itemsize: i64,
+    /// Sizes, strides, storage offset and itemsize (§6: the keys of the
+    /// tensor object itself).
+    #[serde(flatten)]
+    pub view: View,
     /// dtype name.
     #[serde(default)]
     pub dtype: Option<String>,
-}
-
-fn one() -> i64 {
-    1
 }
 
 /// One input of a call, keyed by source.
@@ -66,19 +57,38 @@ pub struct Call {
 }
 
 /// The checker's answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Outcome {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
     /// Every guard holds.
-    pub pass: bool,
-    /// The first failing guard's text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed: Option<String>,
-    /// Why it fails.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    Pass,
+    /// A guard fails: the first one in list order.
+    Fail(Failure),
+}
+
+/// The first failing guard of a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
     /// Position of the failing guard in the list.
-    #[serde(skip)]
-    pub index: Option<usize>,
+    pub index: usize,
+    /// Its text, with sources for symbols.
+    pub guard: String,
+    /// Why it fails.
+    pub reason: String,
+}
+
+impl Outcome {
+    /// `true` when every guard holds.
+    pub fn passed(&self) -> bool {
+        matches!(self, Outcome::Pass)
+    }
+
+    /// The failure, if a guard fails.
+    pub fn failure(&self) -> Option<&Failure> {
+        match self {
+            Outcome::Pass => None,
+            Outcome::Fail(f) => Some(f),
+        }
+    }
 }
 
 /// The call does not fit the guards (bad input, not a failing guard).
@@ -96,20 +106,21 @@ pub enum CheckError {
     /// A source reads what the call does not provide.
     #[error("source `{0}`: {1}")]
     BadSource(String, String),
-    /// A shape guard does not parse.
-    #[error("shape guard `{0}`: {1}")]
+    /// A guard is malformed.
+    #[error("guard `{0}`: {1}")]
     BadGuard(String, String),
     /// A tensor of the call is malformed.
     #[error("input `{0}`: {1}")]
     BadTensor(String, String),
 }
 
-/// Checks `guards` in order on `call`; `symbols` maps symbol names to sources.
-/// (One-off form of [`GuardSet`]; a compiler checking many calls against one
-/// list builds the set once.)
+/// Checks `guards` (expressions in `pool`) in order on `call`; `symbols`
+/// maps symbol names to sources. (One-off form of [`GuardSet`]; a compiler
+/// checking many calls against one list prepares the set once.)
 ///
 /// ```
 /// use std::collections::BTreeMap;
+/// use symalias::expr::ExprPool;
 /// use symalias::guards::{check::{check, Call}, Guard, GuardKind};
 /// let guards = vec![Guard::new(GuardKind::StorageOverlap {
 ///     overlapping: vec!["L['a']".into(), "L['b']".into()],
@@ -121,15 +132,17 @@ pub enum CheckError {
 ///     {"source": "L['b']", "tensor": {"object": "b", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": b_offset}},
 ///     {"source": "L['c']", "tensor": {"object": "c", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": 10}}
 /// ]})).unwrap() };
-/// assert!(check(&guards, &BTreeMap::new(), &call(4)).unwrap().pass);
-/// assert!(!check(&guards, &BTreeMap::new(), &call(8)).unwrap().pass); // b now meets c
+/// let pool = ExprPool::new();
+/// assert!(check(&pool, &guards, &BTreeMap::new(), &call(4)).unwrap().passed());
+/// assert!(!check(&pool, &guards, &BTreeMap::new(), &call(8)).unwrap().passed()); // b now meets c
 /// ```
 pub fn check(
+    pool: &ExprPool,
     guards: &[Guard],
     symbols: &BTreeMap<String, String>,
     call: &Call,
 ) -> Result<Outcome, CheckError> {
-    GuardSet::new(guards, symbols)?.check(call)
+    GuardSet::prepare(pool, guards, symbols)?.check(call)
 }
 
 /// Where a symbol's value is read from.
@@ -223,15 +236,17 @@ enum Prepared {
 /// ```
 /// use std::collections::BTreeMap;
 /// use symalias::guards::{check::{Call, GuardSet}, Guard, GuardKind};
+/// use symalias::expr::{parse, ExprPool};
+/// use symalias::layout::Layout;
+/// let mut pool = ExprPool::new();
+/// let mut e = |t: &str| parse(&mut pool, t).unwrap();
+/// // With c = x[9:] (this layout), the partition holds when 10 <= s0.
+/// let c = Layout { sizes: vec![e("s0 - 9")], strides: vec![e("1")], offset: e("9"), itemsize: 1 };
+/// let shape = e("10 <= s0");
 /// let guards = vec![
-///     // With c = x[9:] (this layout), the partition holds when 10 <= s0.
-///     Guard::new(GuardKind::Layout {
-///         sources: vec!["L['c']".into()],
-///         sizes: vec![vec!["s0 - 9".into()]],
-///         strides: vec![vec!["1".into()]],
-///         storage_offsets: vec!["9".into()],
-///     }, "the proof holds for this layout").fast(),
-///     Guard::new(GuardKind::Shape { expr: "10 <= s0".into() }, "implies the partition").fast(),
+///     Guard::new(GuardKind::Layout { sources: vec!["L['c']".into()], layouts: vec![c] },
+///         "the proof holds for this layout").fast(),
+///     Guard::new(GuardKind::Shape { expr: shape }, "implies the partition").fast(),
 ///     Guard::new(GuardKind::StorageOverlap {
 ///         overlapping: vec!["L['b']".into(), "L['c']".into()],
 ///         non_overlapping: vec!["L['a']".into()],
@@ -239,7 +254,7 @@ enum Prepared {
 ///     }, "which inputs overlap decides the synthetic base"),
 /// ];
 /// let symbols = BTreeMap::from([("s0".to_string(), "L['x'].size()[0]".to_string())]);
-/// let set = GuardSet::new(&guards, &symbols).unwrap();
+/// let set = GuardSet::prepare(&pool, &guards, &symbols).unwrap();
 /// // x[:5], x[7:13], x[9:] of x = ones(n), as PyTorch's #29.
 /// let call = |n: i64, c: (i64, i64)| -> Call { serde_json::from_value(serde_json::json!({"inputs": [
 ///     {"source": "L['x']", "tensor": {"object": "x", "storage": "X", "sizes": [n], "strides": [1]}},
@@ -247,11 +262,10 @@ enum Prepared {
 ///     {"source": "L['b']", "tensor": {"object": "b", "storage": "X", "sizes": [6], "strides": [1], "storage_offset": 7}},
 ///     {"source": "L['c']", "tensor": {"object": "c", "storage": "X", "sizes": [c.0], "strides": [1], "storage_offset": c.1}}
 /// ]})).unwrap() };
-/// assert!(set.check(&call(20, (11, 9))).unwrap().pass); // the fast path holds
-/// assert!(set.check(&call(20, (3, 8))).unwrap().pass); // it fails, the partition holds
+/// assert!(set.check(&call(20, (11, 9))).unwrap().passed()); // the fast path holds
+/// assert!(set.check(&call(20, (3, 8))).unwrap().passed()); // it fails, the partition holds
 /// let out = set.check(&call(20, (2, 13))).unwrap(); // PyTorch's call 2
-/// assert!(!out.pass);
-/// assert!(out.failed.unwrap().starts_with("check_overlapping("));
+/// assert!(out.failure().unwrap().guard.starts_with("check_overlapping("));
 /// ```
 #[derive(Debug)]
 pub struct GuardSet {
@@ -286,9 +300,7 @@ impl Builder<'_> {
         xs.iter().map(|s| self.source(s)).collect()
     }
 
-    fn expr(&mut self, text: &str) -> Result<Expr, CheckError> {
-        let id = parse(&mut self.pool, text)
-            .map_err(|err| CheckError::BadGuard(text.to_string(), err.to_string()))?;
+    fn expr(&mut self, id: ExprId) -> Result<Expr, CheckError> {
         let mut reads = Vec::new();
         for s in self.pool.symbols_of(id) {
             let name = self.pool.symbol_name(s).to_string();
@@ -308,8 +320,8 @@ impl Builder<'_> {
         Ok(Expr { id, reads, shape })
     }
 
-    fn exprs(&mut self, xs: &[String]) -> Result<Vec<Expr>, CheckError> {
-        xs.iter().map(|x| self.expr(x)).collect()
+    fn exprs(&mut self, xs: &[ExprId]) -> Result<Vec<Expr>, CheckError> {
+        xs.iter().map(|&x| self.expr(x)).collect()
     }
 
     fn prepare(&mut self, g: &GuardKind) -> Result<Prepared, CheckError> {
@@ -348,21 +360,17 @@ impl Builder<'_> {
                     components: comps,
                 }
             }
-            GuardKind::Shape { expr } => Prepared::Shape(self.expr(expr)?),
-            GuardKind::Layout {
-                sources,
-                sizes,
-                strides,
-                storage_offsets,
-            } => {
-                let k = sources.len();
-                if sizes.len() != k || strides.len() != k || storage_offsets.len() != k {
+            GuardKind::Shape { expr } => Prepared::Shape(self.expr(*expr)?),
+            GuardKind::Layout { sources, layouts } => {
+                if layouts.len() != sources.len() {
                     return Err(CheckError::BadGuard(
                         "layout".into(),
-                        "sources, sizes, strides and storage_offsets differ in length".into(),
+                        "sources and layouts differ in length".into(),
                     ));
                 }
-                if let Some(j) = (0..k).find(|&j| sizes[j].len() != strides[j].len()) {
+                if let Some(j) =
+                    (0..layouts.len()).find(|&j| layouts[j].sizes.len() != layouts[j].strides.len())
+                {
                     return Err(CheckError::BadGuard(
                         format!("layout of {}", sources[j]),
                         "sizes and strides differ in length".into(),
@@ -370,15 +378,18 @@ impl Builder<'_> {
                 }
                 Prepared::Layout {
                     members: self.sources(sources),
-                    sizes: sizes
+                    sizes: layouts
                         .iter()
-                        .map(|x| self.exprs(x))
+                        .map(|l| self.exprs(&l.sizes))
                         .collect::<Result<_, _>>()?,
-                    strides: strides
+                    strides: layouts
                         .iter()
-                        .map(|x| self.exprs(x))
+                        .map(|l| self.exprs(&l.strides))
                         .collect::<Result<_, _>>()?,
-                    offsets: self.exprs(storage_offsets)?,
+                    offsets: layouts
+                        .iter()
+                        .map(|l| self.expr(l.offset))
+                        .collect::<Result<_, _>>()?,
                 }
             }
             GuardKind::DistinctObjects { sources, others } => Prepared::DistinctObjects {
@@ -447,9 +458,9 @@ impl<'c> Bound<'c> {
             CheckError::BadSource(src, format!("{m} (symbol {symbol})"))
         };
         match what {
-            Read::Size(d) => self.tensor(k)?.sizes.get(*d).copied(),
-            Read::Stride(d) => self.tensor(k)?.strides.get(*d).copied(),
-            Read::Offset => Some(self.tensor(k)?.storage_offset),
+            Read::Size(d) => self.tensor(k)?.view.sizes.get(*d).copied(),
+            Read::Stride(d) => self.tensor(k)?.view.strides.get(*d).copied(),
+            Read::Offset => Some(self.tensor(k)?.view.offset),
             Read::Value => {
                 return self
                     .input(k)?
@@ -462,12 +473,17 @@ impl<'c> Bound<'c> {
 }
 
 impl GuardSet {
-    /// Prepares `guards`; `symbols` maps the symbols of their expressions to
-    /// sources. Fails on an unparsable expression or a symbol without source.
-    pub fn new(guards: &[Guard], symbols: &BTreeMap<String, String>) -> Result<Self, CheckError> {
+    /// Prepares `guards`, whose expressions live in `pool` (the set keeps a
+    /// copy); `symbols` maps the symbols of their expressions to sources.
+    /// Fails on a symbol without source or a malformed guard.
+    pub fn prepare(
+        pool: &ExprPool,
+        guards: &[Guard],
+        symbols: &BTreeMap<String, String>,
+    ) -> Result<Self, CheckError> {
         let mut b = Builder {
             symbols,
-            pool: ExprPool::new(),
+            pool: pool.clone(),
             sources: Vec::new(),
             index: HashMap::new(),
         };
@@ -489,11 +505,12 @@ impl GuardSet {
     /// (its text with sources for symbols) and why it fails.
     pub fn check(&self, call: &Call) -> Result<Outcome, CheckError> {
         let bound = self.bind(call)?;
-        let fail = |i: usize, reason: String| Outcome {
-            pass: false,
-            failed: Some(self.guards[i].kind.render(&self.symbols)),
-            reason: Some(reason),
-            index: Some(i),
+        let fail = |index: usize, reason: String| {
+            Outcome::Fail(Failure {
+                index,
+                guard: self.guards[index].kind.render(&self.pool, &self.symbols),
+                reason,
+            })
         };
         // The first fast-path guard of the current run that failed, if any;
         // `run` says whether a run of fast-path guards is open.
@@ -530,12 +547,7 @@ impl GuardSet {
         if let Some((j, reason)) = fast_failed {
             return Ok(fail(j, reason));
         }
-        Ok(Outcome {
-            pass: true,
-            failed: None,
-            reason: None,
-            index: None,
-        })
+        Ok(Outcome::Pass)
     }
 
     /// Resolves every source to the call's input. Calls of one compiled
@@ -571,7 +583,7 @@ impl GuardSet {
             .collect();
         for (k, x) in inputs.iter().enumerate() {
             if let Some(t) = x.and_then(|x| x.tensor.as_ref()) {
-                view_of(t)
+                t.view
                     .validate()
                     .map_err(|e| CheckError::BadTensor(self.sources[k].clone(), e.to_string()))?;
             }
@@ -698,7 +710,7 @@ impl GuardSet {
                     Ok(ts) => ts,
                     Err(why) => return Ok(Some(why)),
                 };
-                for (j, t) in ts.iter().enumerate() {
+                for (j, t) in ts.iter().map(|t| &t.view).enumerate() {
                     let who = name(members[j]);
                     if t.sizes.len() != sizes[j].len() {
                         return Ok(Some(format!(
@@ -715,7 +727,7 @@ impl GuardSet {
                                 ("stride", d, &strides[j][d], t.strides[d]),
                             ]
                         })
-                        .chain([("storage offset", 0, &offsets[j], t.storage_offset)]);
+                        .chain([("storage offset", 0, &offsets[j], t.offset)]);
                     for (what, d, want, got) in fields {
                         let v = self.eval(want, b)?.ok().and_then(Value::as_int);
                         if v != Some(got) {
@@ -747,7 +759,7 @@ impl GuardSet {
                     Err(why) => return Ok(Some(why)),
                 };
                 // Validated when the call was bound.
-                let views: Vec<ViewRef> = ts.iter().map(|t| view_of(t)).collect();
+                let views: Vec<ViewRef> = ts.iter().map(|t| t.view.view_ref()).collect();
                 let answer = analyze_view_refs(&views, DEFAULT_BUDGET);
                 // `answer.overlapping` is sorted; compile time listed the
                 // overlapping members first.
@@ -802,16 +814,6 @@ impl GuardSet {
     }
 }
 
-/// A call tensor as a borrowed view.
-fn view_of(t: &CallTensor) -> ViewRef<'_> {
-    ViewRef {
-        sizes: &t.sizes,
-        strides: &t.strides,
-        offset: t.storage_offset,
-        itemsize: t.itemsize,
-    }
-}
-
 /// The members' tensors, or why they no longer share the first one's storage.
 fn one_storage<'c>(
     members: &[usize],
@@ -853,13 +855,15 @@ mod tests {
             ("s//2", false),
         ];
         for (text, short) in texts {
+            let mut pool = ExprPool::new();
+            let id = crate::expr::parse(&mut pool, text).unwrap();
             let mut b = Builder {
                 symbols: &symbols,
-                pool: ExprPool::new(),
+                pool,
                 sources: Vec::new(),
                 index: HashMap::new(),
             };
-            let field = b.expr(text).unwrap();
+            let field = b.expr(id).unwrap();
             assert_eq!(
                 !matches!(field.shape, Simple::General),
                 short,

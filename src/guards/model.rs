@@ -10,31 +10,29 @@
 //! PyTorch's guard syntax; [`GuardKind::render`] prints symbols of expressions
 //! as their sources (`2 <= L['x'].size()[0]`).
 
-use serde::{Deserialize, Serialize};
+use crate::expr::{ExprId, ExprPool};
+use crate::layout::Layout;
 use std::collections::BTreeMap;
 
 /// A guard: a condition and why the analysis depends on it.
 ///
-/// In JSON the condition's fields and `reason` sit side by side:
-/// `{"kind": "duplicate_input", "kept": "L['a']", "dupe": "L['b']", "reason": "…"}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Expressions are [`ExprId`]s of the pool of the analysis that made the
+/// guard (or of the pool a guard list was loaded into); the JSON form is
+/// `io::GuardDoc`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Guard {
     /// The condition.
-    #[serde(flatten)]
     pub kind: GuardKind,
     /// Why the analysis depends on it (empty when not known, e.g. read from
     /// an older result).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     /// A cheap condition that, with the other fast-path guards before the
     /// next StorageOverlap guard, implies it (see the module documentation).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fast_path: bool,
 }
 
 /// The condition of a guard.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GuardKind {
     /// The members share one storage and exactly `overlapping` overlap some
     /// other member (re-decided exactly at run time, sort-and-sweep).
@@ -46,13 +44,12 @@ pub enum GuardKind {
         /// When not empty: the connected components of the overlap graph with
         /// two or more members must also be exactly these (merging by
         /// components depends on them, not only on the overlapping set).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         components: Vec<Vec<String>>,
     },
-    /// A condition over the symbols (§1 text; symbols are bound from sources).
+    /// A condition over the symbols (symbols are bound from sources).
     Shape {
-        /// The condition, in §1 text.
-        expr: String,
+        /// The condition (boolean).
+        expr: ExprId,
     },
     /// The inputs share one storage and have exactly these layouts (expressions
     /// over the symbols): what an overlap proof and the views regenerated from
@@ -60,12 +57,8 @@ pub enum GuardKind {
     Layout {
         /// Sources of the members.
         sources: Vec<String>,
-        /// Per member: sizes.
-        sizes: Vec<Vec<String>>,
-        /// Per member: strides.
-        strides: Vec<Vec<String>>,
-        /// Per member: storage offset.
-        storage_offsets: Vec<String>,
+        /// Per member: its layout as compiled.
+        layouts: Vec<Layout>,
     },
     /// Each of `sources` is a different object from every other listed input
     /// (a later duplicate of one of them would change the dedupe decision:
@@ -85,7 +78,6 @@ pub enum GuardKind {
         /// mutated input.
         groups: Vec<Vec<String>>,
         /// Other tensor inputs, which must stay out of the groups' storages.
-        #[serde(default)]
         others: Vec<String>,
     },
     /// Two inputs are the same object (a removed duplicate): `<kept> is <dupe>`.
@@ -114,8 +106,8 @@ impl Guard {
     }
 
     /// PyTorch's text form, with symbols as printed (see [`GuardKind::render`]).
-    pub fn text(&self) -> String {
-        self.kind.render(&BTreeMap::new())
+    pub fn text(&self, pool: &ExprPool) -> String {
+        self.kind.render(pool, &BTreeMap::new())
     }
 }
 
@@ -130,16 +122,19 @@ impl GuardKind {
     ///
     /// ```
     /// use std::collections::BTreeMap;
+    /// use symalias::expr::{parse, ExprPool};
     /// use symalias::guards::GuardKind;
-    /// let g = GuardKind::Shape { expr: "(2 <= s0) & Eq(Mod(s10, 8), 0)".into() };
+    /// let mut pool = ExprPool::new();
+    /// let g = GuardKind::Shape { expr: parse(&mut pool, "(2 <= s0) & Eq(Mod(s10, 8), 0)").unwrap() };
     /// let sources = BTreeMap::from([
     ///     ("s0".to_string(), "L['x'].size()[0]".to_string()),
     ///     ("s10".to_string(), "L['y'].size()[1]".to_string()),
     /// ]);
-    /// assert_eq!(g.render(&sources), "(2 <= L['x'].size()[0]) & Eq(Mod(L['y'].size()[1], 8), 0)");
+    /// // (the pool orders the conjunction canonically)
+    /// assert_eq!(g.render(&pool, &sources), "Eq(Mod(L['y'].size()[1], 8), 0) & (2 <= L['x'].size()[0])");
     /// ```
-    pub fn render(&self, symbols: &BTreeMap<String, String>) -> String {
-        let sub = |e: &str| with_sources(e, symbols);
+    pub fn render(&self, pool: &ExprPool, symbols: &BTreeMap<String, String>) -> String {
+        let sub = |e: ExprId| with_sources(&pool.display(e).to_string(), symbols);
         match self {
             GuardKind::StorageOverlap {
                 overlapping,
@@ -164,7 +159,7 @@ impl GuardKind {
                     list(non_overlapping)
                 )
             }
-            GuardKind::Shape { expr } => sub(expr),
+            GuardKind::Shape { expr } => sub(*expr),
             GuardKind::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
             GuardKind::DistinctObjects { sources, others } => format!(
                 "distinct_objects([{}], others=[{}])",
@@ -180,20 +175,15 @@ impl GuardKind {
                     .join(", "),
                 list(others)
             ),
-            GuardKind::Layout {
-                sources,
-                sizes,
-                strides,
-                storage_offsets,
-            } => {
-                let subs = |xs: &[String]| xs.iter().map(|x| sub(x)).collect::<Vec<_>>();
+            GuardKind::Layout { sources, layouts } => {
+                let subs = |xs: &[ExprId]| xs.iter().map(|&x| sub(x)).collect::<Vec<_>>();
                 let one = |k: usize| {
                     format!(
                         "{}: size ({}), stride ({}), offset {}",
                         sources[k],
-                        list(&subs(&sizes[k])),
-                        list(&subs(&strides[k])),
-                        sub(&storage_offsets[k])
+                        list(&subs(&layouts[k].sizes)),
+                        list(&subs(&layouts[k].strides)),
+                        sub(layouts[k].offset)
                     )
                 };
                 format!(
@@ -244,34 +234,5 @@ mod tests {
             "L['n'] + s11*L['n'] - 2.5e1"
         );
         assert_eq!(with_sources("Max(1, s1)", &m), "Max(1, L['n'])");
-    }
-
-    #[test]
-    fn a_guard_round_trips_through_json_with_its_reason_and_mark() {
-        let g = Guard::new(
-            GuardKind::Shape {
-                expr: "s0 >= 10".into(),
-            },
-            "because",
-        )
-        .fast();
-        let v = serde_json::to_value(&g).unwrap();
-        assert_eq!(
-            v,
-            serde_json::json!({"kind": "shape", "expr": "s0 >= 10", "reason": "because", "fast_path": true})
-        );
-        assert_eq!(serde_json::from_value::<Guard>(v).unwrap(), g);
-        // Unmarked guards and guards without a reason keep the §3 form.
-        let plain = Guard::new(
-            GuardKind::Shape {
-                expr: "s0 >= 10".into(),
-            },
-            "",
-        );
-        assert_eq!(
-            serde_json::to_value(&plain).unwrap(),
-            serde_json::json!({"kind": "shape", "expr": "s0 >= 10"})
-        );
-        assert_eq!(g.text(), "s0 >= 10");
     }
 }

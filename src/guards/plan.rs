@@ -17,7 +17,8 @@
 
 use super::compact_shape_guards;
 use super::model::{Guard, GuardKind};
-use crate::expr::{parse, ExprPool};
+use crate::expr::{ExprId, ExprPool};
+use crate::layout::Layout;
 
 /// One forward input, as the identity guards see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +48,8 @@ pub struct InputFacts {
 /// };
 /// // a is mutated; b, c are read-only in other storages.
 /// let gs = identity_guards(&[t("a", "A", "S", true), t("b", "B", "T", false), t("c", "C", "U", false)], &[]);
-/// let text: Vec<String> = gs.iter().map(|g| g.text()).collect();
+/// let pool = symalias::expr::ExprPool::new();
+/// let text: Vec<String> = gs.iter().map(|g| g.text(&pool)).collect();
 /// assert_eq!(text, vec![
 ///     "distinct_objects([a], others=[b, c])",
 ///     "storage_partition(groups=[[a]], others=[b, c])",
@@ -136,12 +138,8 @@ pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec
 pub struct Member {
     /// Run-time source.
     pub source: String,
-    /// Sizes (§1 text).
-    pub sizes: Vec<String>,
-    /// Strides (§1 text).
-    pub strides: Vec<String>,
-    /// Storage offset (§1 text).
-    pub storage_offset: String,
+    /// Its layout as compiled (as the program states it, not simplified).
+    pub layout: Layout,
     /// Merged into a synthetic base (regenerated from the base's layout).
     pub merged: bool,
 }
@@ -162,33 +160,37 @@ pub struct GroupFacts<'a> {
     /// the StorageOverlap guard alone.
     pub proof_guards: &'a [Guard],
     /// The domain the proof assumed (ranges and assumptions of the group's
-    /// symbols), as a condition; `None` when unconstrained.
-    pub domain: Option<String>,
+    /// symbols), as a conjunction of conditions; empty when unconstrained.
+    pub domain: Vec<ExprId>,
     /// When inputs are merged by connected components of the overlap graph:
     /// the components (local indices). The proof covers the overlapping set,
     /// not the components, so they are re-checked exactly on every call.
     pub components: Option<Vec<Vec<usize>>>,
 }
 
-/// The guards of one asked storage group.
+/// The guards of one asked storage group (new conditions are built in `pool`,
+/// the pool of the members' layouts).
 ///
 /// ```
+/// use symalias::expr::ExprPool;
 /// use symalias::guards::plan::{group_guards, GroupFacts, Member};
-/// let m = |s: &str, off: &str, merged: bool| Member {
-///     source: s.into(), sizes: vec!["5".into()], strides: vec!["1".into()],
-///     storage_offset: off.into(), merged,
+/// use symalias::layout::{Layout, View};
+/// let mut pool = ExprPool::new();
+/// let mut m = |s: &str, off: i64, merged: bool| Member {
+///     source: s.into(), layout: Layout::concrete(&mut pool, View::new(&[5], &[1], off).view_ref()), merged,
 /// };
+/// let (a, b, a2, b2) = (m("a", 0, false), m("b", 10, false), m("a", 0, true), m("b", 3, true));
 /// // Concrete and not merged: the partition alone (fixes B4).
-/// let g = GroupFacts { storage: "S", members: vec![m("a", "0", false), m("b", "10", false)],
-///     symbolic: false, overlapping: vec![], proof_guards: &[], domain: None, components: None };
-/// let text: Vec<String> = group_guards(&g).iter().map(|g| g.text()).collect();
+/// let g = GroupFacts { storage: "S", members: vec![a, b],
+///     symbolic: false, overlapping: vec![], proof_guards: &[], domain: vec![], components: None };
+/// let text: Vec<String> = group_guards(&mut pool, &g).iter().map(|g| g.text(&pool)).collect();
 /// assert_eq!(text, vec!["check_overlapping(overlapping=[], non_overlapping=[a, b])"]);
 /// // Concrete and merged: the layouts baked into the graph fix the partition too.
-/// let g = GroupFacts { members: vec![m("a", "0", true), m("b", "3", true)], overlapping: vec![0, 1], ..g };
-/// let text: Vec<String> = group_guards(&g).iter().map(|g| g.text()).collect();
+/// let g = GroupFacts { members: vec![a2, b2], overlapping: vec![0, 1], ..g };
+/// let text: Vec<String> = group_guards(&mut pool, &g).iter().map(|g| g.text(&pool)).collect();
 /// assert_eq!(text, vec!["same_storage_and_layout(a: size (5), stride (1), offset 0; b: size (5), stride (1), offset 3)"]);
 /// ```
-pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
+pub fn group_guards(pool: &mut ExprPool, g: &GroupFacts) -> Vec<Guard> {
     let mut guards = Vec::new();
     let all = |f: &dyn Fn(&Member) -> bool| g.members.iter().all(f);
     let merged: Vec<&Member> = g.members.iter().filter(|m| m.merged).collect();
@@ -274,17 +276,19 @@ pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
         );
     }
     // The domain and the shape guards form one conjunction: merge bounds.
-    let conds: Vec<&str> = g
+    let conds: Vec<ExprId> = g
         .domain
         .iter()
-        .map(String::as_str)
+        .copied()
         .chain(shapes.iter().filter_map(|x| match x {
-            GuardKind::Shape { expr } => Some(expr.as_str()),
+            GuardKind::Shape { expr } => Some(*expr),
             _ => None,
         }))
         .collect();
-    if let Some(expr) = conjunction(&conds) {
-        let what = match (g.domain.is_some(), proved) {
+    if !conds.is_empty() {
+        let atoms = compact_shape_guards(pool, &conds);
+        let expr = pool.and(&atoms);
+        let what = match (!g.domain.is_empty(), proved) {
             (true, true) => "the ranges and assumptions under which the partition was proved",
             (true, false) => "the ranges and assumptions of the proof, and shape conditions that imply the partition there",
             _ => "shape conditions that imply the partition",
@@ -311,41 +315,9 @@ pub fn group_guards(g: &GroupFacts) -> Vec<Guard> {
     guards
 }
 
-/// One compacted condition for a conjunction of §1 texts (texts that do not
-/// parse are kept as they are, so the checker reports them).
-fn conjunction(conds: &[&str]) -> Option<String> {
-    let mut pool = ExprPool::new();
-    let mut parsed = Vec::new();
-    for c in conds {
-        match parse(&mut pool, c) {
-            Ok(e) => parsed.push(e),
-            Err(_) => return Some(conds.join(" & ")),
-        }
-    }
-    if parsed.is_empty() {
-        return None;
-    }
-    let atoms = compact_shape_guards(&mut pool, &parsed);
-    let e = pool.and(&atoms);
-    Some(pool.display(e).to_string())
-}
-
 fn layout(members: &[&Member]) -> GuardKind {
-    let mut pool = ExprPool::new();
-    let mut normal = |t: &String| match parse(&mut pool, t) {
-        Ok(e) => pool.display(e).to_string(),
-        Err(_) => t.clone(),
-    };
     GuardKind::Layout {
         sources: members.iter().map(|m| m.source.clone()).collect(),
-        sizes: members
-            .iter()
-            .map(|m| m.sizes.iter().map(&mut normal).collect())
-            .collect(),
-        strides: members
-            .iter()
-            .map(|m| m.strides.iter().map(&mut normal).collect())
-            .collect(),
-        storage_offsets: members.iter().map(|m| normal(&m.storage_offset)).collect(),
+        layouts: members.iter().map(|m| m.layout.clone()).collect(),
     }
 }

@@ -1,24 +1,16 @@
-//! Loading a case's symbols, assumptions and expression fields into a pool and
-//! an environment, with errors that name the field.
+//! Loading a case's symbols, assumptions and expression fields into a
+//! [`Scope`] (pool and environment), with errors that name the field. Loading
+//! parses and checks; it does not simplify (the analysis does).
 
 use super::error::InputError;
 use super::types::{ExprField, SymbolSpec};
-use crate::env::Env;
-use crate::expr::{parse, ExprId, ExprPool};
-use crate::simplify::{simplify, SimplifyOptions};
+use crate::analysis::Scope;
+use crate::expr::{parse, ExprId};
+use crate::layout::Layout;
 use std::collections::BTreeMap;
 
-/// A pool and a validated environment.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    /// The expressions of the case.
-    pub pool: ExprPool,
-    /// Its shape environment.
-    pub env: Env,
-}
-
-/// Builds the environment of a case: declares every symbol (checking ranges and
-/// hints), then parses and checks every assumption.
+/// Builds the scope of a case: declares every symbol (the environment checks
+/// names, ranges and hints), then parses and checks every assumption.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -31,28 +23,9 @@ pub struct Loaded {
 pub fn load_env(
     symbols: &BTreeMap<String, SymbolSpec>,
     assumptions: &[String],
-) -> Result<Loaded, InputError> {
-    load_env_with(symbols, assumptions, None)
-}
-
-/// [`load_env`], simplifying each assumption first (under the symbols' ranges
-/// alone, so that an assumption cannot be used to simplify itself away).
-pub fn load_env_simplified(
-    symbols: &BTreeMap<String, SymbolSpec>,
-    assumptions: &[String],
-    opts: &SimplifyOptions,
-) -> Result<Loaded, InputError> {
-    load_env_with(symbols, assumptions, Some(opts))
-}
-
-fn load_env_with(
-    symbols: &BTreeMap<String, SymbolSpec>,
-    assumptions: &[String],
-    simplify_opts: Option<&SimplifyOptions>,
-) -> Result<Loaded, InputError> {
-    let mut out = Loaded::default();
+) -> Result<Scope, InputError> {
+    let mut out = Scope::new();
     for (name, spec) in symbols {
-        valid_name(name).map_err(|m| InputError::field(format!("symbols.{name}"), m))?;
         out.env
             .declare(
                 &mut out.pool,
@@ -64,17 +37,10 @@ fn load_env_with(
             )
             .map_err(|e| InputError::field(format!("symbols.{name}"), e.to_string()))?;
     }
-    let ranges = simplify_opts.map(|_| out.env.clone());
     for (i, text) in assumptions.iter().enumerate() {
         let field = format!("assumptions[{i}]");
-        let mut a = parse(&mut out.pool, text)
+        let a = parse(&mut out.pool, text)
             .map_err(|e| InputError::field(&field, format!("`{text}`: {e}")))?;
-        if let (Some(opts), Some(ranges)) = (simplify_opts, &ranges) {
-            out.env
-                .check_symbols(&out.pool, a, false)
-                .map_err(|e| InputError::field(&field, e.to_string()))?;
-            a = simplify(&mut out.pool, ranges, a, opts).expr;
-        }
         out.env
             .assume(&mut out.pool, a)
             .map_err(|e| InputError::field(&field, e.to_string()))?;
@@ -82,37 +48,49 @@ fn load_env_with(
     Ok(out)
 }
 
-fn valid_name(name: &str) -> Result<(), String> {
-    let mut chars = name.chars();
-    let ok = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{name}` is not a symbol name ([A-Za-z_][A-Za-z0-9_]*)"
-        ))
-    }
-}
-
 /// Parses an expression field of a case and checks that its symbols are declared
 /// (and have hints, with `need_hints`).
 pub fn load_expr(
-    loaded: &mut Loaded,
+    scope: &mut Scope,
     field: &str,
     value: &ExprField,
     need_hints: bool,
 ) -> Result<ExprId, InputError> {
     let e = match value {
-        ExprField::Int(v) => loaded.pool.int(*v),
-        ExprField::Text(t) => parse(&mut loaded.pool, t)
+        ExprField::Int(v) => scope.pool.int(*v),
+        ExprField::Text(t) => parse(&mut scope.pool, t)
             .map_err(|e| InputError::field(field, format!("`{t}`: {e}")))?,
     };
-    loaded
+    scope
         .env
-        .check_symbols(&loaded.pool, e, need_hints)
+        .check_symbols(&scope.pool, e, need_hints)
         .map_err(|e| InputError::field(field, e.to_string()))?;
     Ok(e)
+}
+
+/// The layout fields of a tensor: sizes, strides, storage offset, itemsize.
+pub type LayoutFields<'a> = (&'a [ExprField], &'a [ExprField], &'a ExprField, i64);
+
+/// Loads a tensor's layout; errors name `{prefix}.sizes[d]` and so on. Every
+/// symbol needs a hint (the analysis evaluates layouts there).
+pub fn load_layout(
+    scope: &mut Scope,
+    prefix: &str,
+    (sizes, strides, offset, itemsize): LayoutFields,
+) -> Result<Layout, InputError> {
+    let list = |name: &str, xs: &[ExprField], scope: &mut Scope| {
+        xs.iter()
+            .enumerate()
+            .map(|(d, f)| load_expr(scope, &format!("{prefix}.{name}[{d}]"), f, true))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let sizes = list("sizes", sizes, scope)?;
+    let strides = list("strides", strides, scope)?;
+    let offset = load_expr(scope, &format!("{prefix}.storage_offset"), offset, true)?;
+    Ok(Layout {
+        sizes,
+        strides,
+        offset,
+        itemsize,
+    })
 }

@@ -1,23 +1,30 @@
-//! The JSON formats of FORMATS.md §2–§4 (serde), JSON Lines reading with errors
-//! that name the line and the field, and the loading of a case's symbols,
-//! assumptions and expression fields into an [`ExprPool`](crate::expr::ExprPool)
-//! and an [`Env`](crate::env::Env).
+//! The edge: the JSON formats of FORMATS.md §2–§6 (serde), JSON Lines
+//! reading with errors that name the line and the field, loading documents
+//! into the analysis layer's typed values ([`Scope`](crate::analysis::Scope),
+//! [`Group`](crate::analysis::Group), [`Program`](crate::analysis::Program)),
+//! and writing reports back as documents. `io` only converts: the passes
+//! live in [`analysis`](crate::analysis).
 //!
 //! `io` is the boundary: it may use every other module; no other module uses it.
 
 mod error;
+mod guard;
 mod jsonl;
 mod load;
 mod overlap_case;
-pub mod program;
+mod program;
 mod types;
 
 pub use error::InputError;
+pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc};
 pub use jsonl::{parse_line, read_jsonl, JsonLine};
-pub use load::{load_env, load_env_simplified, load_expr, Loaded};
-pub use overlap_case::{run_overlap_case, OverlapOptions};
-pub use program::{run_program, Program};
+pub use load::{load_env, load_expr, load_layout, LayoutFields};
+pub use overlap_case::run_overlap_case;
+pub use program::{
+    load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,
+    MetaDoc, OutputInfoDoc, ProgramDoc, ProgramResult, SyntheticDoc, TangentDoc, TensorDoc,
+};
 pub use types::{
-    ErrorLine, Expect, ExprCase, ExprField, ExprResult, Guard, OverlapCase, OverlapResult,
-    PairResult, PairWitness, SymbolSpec, TensorSpec,
+    ErrorLine, Expect, ExprCase, ExprField, ExprResult, OverlapCase, OverlapResult, PairResult,
+    PairWitness, SymbolSpec, TensorSpec,
 };

@@ -86,8 +86,9 @@ impl Serialize for ExprField {
     }
 }
 
-fn default_itemsize() -> i64 {
-    1
+/// The itemsize of a tensor that does not state one.
+pub(crate) fn default_itemsize() -> i64 {
+    crate::layout::DEFAULT_ITEMSIZE
 }
 
 /// One tensor of an overlap case (§3).
@@ -172,7 +173,8 @@ pub struct ExprResult {
     pub explain: Option<Vec<String>>,
 }
 
-pub use crate::guards::Guard;
+use super::guard::GuardDoc;
+use crate::overlap::PairProof;
 
 /// Per-pair detail of an overlap result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,7 +186,7 @@ pub struct PairResult {
     /// Whether the two footprints intersect at the hints.
     pub overlap: bool,
     /// `proved`, `refuted`, `hint_only` or `unknown`.
-    pub proof: String,
+    pub proof: PairProof,
     /// A shared byte address and the indices of both tensors reaching it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<PairWitness>,
@@ -213,7 +215,7 @@ pub struct OverlapResult {
     /// `true` proved for all shapes, `false` refuted, `null` undecided.
     pub invariant: Option<bool>,
     /// Guards that keep the classification true.
-    pub guards: Vec<Guard>,
+    pub guards: Vec<GuardDoc>,
     /// Per-pair detail: every overlapping (or undecided) pair; pairs not
     /// listed are disjoint.
     #[serde(default)]

@@ -76,3 +76,26 @@ pub fn programs() -> Vec<(String, serde_json::Value)> {
         })
         .collect()
 }
+
+/// Runs a §5 program document through the analyzer; the result as JSON (the
+/// document `symalias analyze` prints).
+#[allow(dead_code)]
+pub fn analyze_json(
+    doc: &serde_json::Value,
+    analyzer: &mut symalias::analysis::Analyzer,
+) -> Result<serde_json::Value, String> {
+    let p: symalias::io::ProgramDoc =
+        serde_json::from_value(doc.clone()).map_err(|e| e.to_string())?;
+    let r = symalias::io::run_program(&p, analyzer).map_err(|e| e.to_string())?;
+    Ok(serde_json::to_value(r).expect("serialises"))
+}
+
+/// The guards of a result document, prepared for checking calls.
+#[allow(dead_code)]
+pub fn guard_set(result: &serde_json::Value) -> symalias::guards::check::GuardSet {
+    let docs: Vec<symalias::io::GuardDoc> =
+        serde_json::from_value(result["guards"].clone()).expect("guards");
+    let symbols: std::collections::BTreeMap<String, String> =
+        serde_json::from_value(result["symbols"].clone()).unwrap_or_default();
+    symalias::io::prepare_guards(&docs, &symbols).expect("guards prepare")
+}

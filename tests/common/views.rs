@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use hashbrown::HashSet;
-use symalias::overlap::View;
+use symalias::layout::View;
 
 /// Every byte address a view covers.
 pub fn bytes_of(v: &View) -> HashSet<i64> {

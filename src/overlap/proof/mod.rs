@@ -27,9 +27,10 @@ use witness::HintWitness;
 
 use super::domain::Domain;
 use super::encode::Encoder;
-use super::{analyze_views, GroupAnswer, SymTensor, Verdict, View};
+use super::{analyze_views, GroupAnswer, Verdict};
 use crate::env::Env;
 use crate::expr::{BinOp, ExprId, ExprPool, Symbol};
+use crate::layout::{Layout, View};
 use hashbrown::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use symalias_solver::{Answer, Cmp, Formula, Query, Session, Solver, Term};
@@ -78,8 +79,10 @@ impl ProofOptions {
     }
 }
 
-/// The proof status of one pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The proof status of one pair (FORMATS §3 `proof`: `proved`, `refuted`,
+/// `unknown`, `hint_only`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PairProof {
     /// The hint verdict holds for all allowed shapes.
     Proved,
@@ -173,7 +176,7 @@ struct SymFootprint {
 struct Prover<'a, 's> {
     pool: &'a mut ExprPool,
     env: &'a Env,
-    tensors: &'a [SymTensor],
+    tensors: &'a [Layout],
     views: &'a [View],
     fps: Vec<SymFootprint>,
     bytes_mode: bool,
@@ -192,7 +195,7 @@ struct Prover<'a, 's> {
 pub fn prove_case(
     pool: &mut ExprPool,
     env: &Env,
-    tensors: &[SymTensor],
+    tensors: &[Layout],
     views: &[View],
     hint: &GroupAnswer,
     solver: &mut Solver,
@@ -674,8 +677,7 @@ impl Prover<'_, '_> {
         let views = self
             .tensors
             .iter()
-            .enumerate()
-            .map(|(i, t)| t.at(i, self.pool, &look, "a sample").ok())
+            .map(|t| t.at(self.pool, &look, "a sample").ok())
             .collect::<Option<Vec<View>>>()?;
         Some(analyze_views(&views, self.opts.budget))
     }

@@ -1,0 +1,425 @@
+//! The overlap pipeline of one storage group, one function per pass:
+//! [`simplified_env`] → [`simplify_layouts`] → [`views_at_hints`] → the exact
+//! decision → [`prove`] (symbolic groups) → [`proof_guards`] /
+//! [`hint_guards`] → the report.
+
+use super::error::GroupError;
+use super::report::{Invariance, OverlapReport, PairReport};
+use super::{Analyzer, Scope};
+use crate::env::Env;
+use crate::expr::{ExprId, ExprPool};
+use crate::guards::{compact_shape_guards, Guard, GuardKind};
+use crate::layout::{Layout, View};
+use crate::overlap::{analyze_views, prove_case, GroupAnswer, PairProof, ProofOptions, Verdict};
+use crate::simplify::{simplify, SimplifyOptions};
+use std::collections::BTreeMap;
+use std::time::Instant;
+use tracing::debug_span;
+
+/// Shape-guard lists up to this length are simplified guard by guard.
+pub const SIMPLIFY_GUARDS_MAX: usize = 32;
+
+/// One view of a storage group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Run-time source (names the member in guards), e.g. `L['a']`.
+    pub source: String,
+    /// Where its elements are.
+    pub layout: Layout,
+}
+
+/// Views of one storage, asked which of them overlap.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Group {
+    /// A label for guard reasons (e.g. the case id).
+    pub id: String,
+    /// The views.
+    pub members: Vec<Member>,
+}
+
+impl Analyzer {
+    /// Which members of `group` overlap: exact at the hints, then (for
+    /// symbolic groups) proved or refuted for all allowed shapes, with the
+    /// guards that keep the answer true. Simplified forms are added to
+    /// `scope.pool`; the report's guards are expressions of that pool.
+    ///
+    /// Concrete groups are exact (`Proved`, pairs `Proved`) unless a pair hit
+    /// the search's work bound (then it counts as overlapping, its proof is
+    /// `Unknown`, and the StorageOverlap guard is emitted). Symbolic groups
+    /// are `Proved` only with a proof, `Refuted` with a counterexample
+    /// checked concretely, `Unknown` otherwise; when not proved, the guards
+    /// are shape guards if they cover every unproved requirement (then the
+    /// StorageOverlap guard as the fallback), else the StorageOverlap guard.
+    pub fn overlap(
+        &mut self,
+        scope: &mut Scope,
+        group: &Group,
+    ) -> Result<OverlapReport, GroupError> {
+        let start = Instant::now();
+        let deadline = self.options.proof.deadline_from(start);
+        let env = simplified_env(&mut scope.pool, &scope.env, self.options.simplify.as_ref());
+        self.overlap_in(&mut scope.pool, &env, group, start, deadline)
+    }
+
+    /// [`Analyzer::overlap`] in an environment already prepared with
+    /// [`simplified_env`], within `deadline`.
+    pub(crate) fn overlap_in(
+        &mut self,
+        pool: &mut ExprPool,
+        env: &Env,
+        group: &Group,
+        start: Instant,
+        deadline: Instant,
+    ) -> Result<OverlapReport, GroupError> {
+        let _span = debug_span!("overlap", id = %group.id).entered();
+        let limits = |opts: &Option<SimplifyOptions>| within(opts.as_ref(), deadline);
+        let layouts = simplify_layouts(pool, env, &group.members, &|| {
+            limits(&self.options.simplify)
+        });
+        let views = views_at_hints(pool, env, &layouts)?;
+        let answer = analyze_views(&views, self.options.budget);
+        let symbolic = layouts.iter().any(|l| l.is_symbolic(pool));
+        let undecided = answer.pairs.iter().any(|p| p.2 == Verdict::Undecided);
+        let mut report = if symbolic && self.options.prove && !undecided {
+            self.prove(pool, env, group, &layouts, &views, answer, deadline)
+        } else {
+            hint_report(Labels::of(group), answer, symbolic, undecided)
+        };
+        report.elapsed = start.elapsed();
+        Ok(report)
+    }
+
+    /// The concrete short road: every field is an integer, so the exact
+    /// decision is the whole answer — no pool, no simplifier, no prover.
+    /// `views` must be valid ([`View::validate`]); `sources` name them in
+    /// guards.
+    pub fn overlap_views(&self, id: &str, sources: &[String], views: &[View]) -> OverlapReport {
+        let start = Instant::now();
+        let answer = analyze_views(views, self.options.budget);
+        let undecided = answer.pairs.iter().any(|p| p.2 == Verdict::Undecided);
+        let mut report = hint_report(Labels::new(id, sources), answer, false, undecided);
+        report.elapsed = start.elapsed();
+        report
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn prove(
+        &mut self,
+        pool: &mut ExprPool,
+        env: &Env,
+        group: &Group,
+        layouts: &[Layout],
+        views: &[View],
+        answer: GroupAnswer,
+        deadline: Instant,
+    ) -> OverlapReport {
+        let proof = prove_case(
+            pool,
+            env,
+            layouts,
+            views,
+            &answer,
+            &mut self.solver,
+            ProofOptions {
+                deadline: Some(deadline),
+                ..self.options.proof
+            },
+        );
+        let labels = Labels::of(group);
+        let invariance = match proof.invariant {
+            Some(true) => Invariance::Proved,
+            Some(false) => Invariance::Refuted,
+            None => Invariance::Unknown,
+        };
+        let guards = match (&proof.invariant, &proof.shape_guards) {
+            (Some(true), _) => Vec::new(),
+            (_, Some(gs)) if !gs.is_empty() => {
+                let simplify_opts = within(self.options.simplify.as_ref(), deadline);
+                proof_guards(pool, env, Labels::of(group), &answer, gs, simplify_opts)
+            }
+            _ => vec![storage_guard(
+                &labels,
+                &answer,
+                "the partition is exact at the hints, but not proved for all shapes and no shape guard implies it: re-checked exactly at run time",
+            )],
+        };
+        let pairs = {
+            let witness = witnesses(&answer);
+            proof
+                .pairs
+                .iter()
+                .map(|&(a, b, overlap, proof)| PairReport {
+                    a,
+                    b,
+                    overlap,
+                    proof,
+                    witness: if overlap { witness(a, b) } else { None },
+                })
+                .collect()
+        };
+        let counterexample = proof
+            .counterexample
+            .map(|c| c.into_iter().collect::<BTreeMap<String, i64>>());
+        finish(
+            group.members.len(),
+            answer,
+            invariance,
+            guards,
+            pairs,
+            counterexample,
+        )
+    }
+}
+
+/// The environment the analysis works in: with simplification, each
+/// assumption simplified under the symbols' ranges alone (so that an
+/// assumption cannot simplify itself to `True`) and assumed again.
+pub fn simplified_env(pool: &mut ExprPool, env: &Env, opts: Option<&SimplifyOptions>) -> Env {
+    let Some(opts) = opts else {
+        return env.clone();
+    };
+    let ranges = env.ranges_only();
+    let mut out = env.ranges_only();
+    for &a in env.assumptions() {
+        let s = simplify(pool, &ranges, a, opts).expr;
+        // Equal at every allowed point, so true at the hints like `a`; should
+        // the simplified form be rejected, the assumption as written is kept.
+        if out.assume(pool, s).is_err() {
+            let _ = out.assume(pool, a);
+        }
+    }
+    out
+}
+
+/// Simplifier options bounded by what is left until `deadline` (`None` once
+/// it has passed or without simplification).
+fn within(opts: Option<&SimplifyOptions>, deadline: Instant) -> Option<SimplifyOptions> {
+    let opts = opts?;
+    let left = deadline.saturating_duration_since(Instant::now());
+    (!left.is_zero()).then(|| {
+        let mut so = *opts;
+        so.limits.time = so.limits.time.min(left);
+        so
+    })
+}
+
+/// Every distinct field expression simplified once, under the environment's
+/// facts (`opts` is asked before each run: the deadline shrinks it).
+pub fn simplify_layouts(
+    pool: &mut ExprPool,
+    env: &Env,
+    members: &[Member],
+    opts: &dyn Fn() -> Option<SimplifyOptions>,
+) -> Vec<Layout> {
+    let mut done: hashbrown::HashMap<ExprId, ExprId> = hashbrown::HashMap::new();
+    members
+        .iter()
+        .map(|m| {
+            m.layout.map(|e| {
+                if let Some(&s) = done.get(&e) {
+                    return s;
+                }
+                match opts() {
+                    Some(so) => {
+                        let s = simplify(pool, env, e, &so).expr;
+                        done.insert(e, s);
+                        s
+                    }
+                    None => e,
+                }
+            })
+        })
+        .collect()
+}
+
+/// The members' concrete views at the hints, validated.
+pub fn views_at_hints(
+    pool: &ExprPool,
+    env: &Env,
+    layouts: &[Layout],
+) -> Result<Vec<View>, GroupError> {
+    layouts
+        .iter()
+        .enumerate()
+        .map(|(member, l)| {
+            l.at_hints(pool, env).map_err(|error| GroupError {
+                member,
+                error: Box::new(error),
+            })
+        })
+        .collect()
+}
+
+/// What guards and reasons need of a group: its label and member sources.
+struct Labels<'a> {
+    id: &'a str,
+    sources: Vec<&'a str>,
+}
+
+impl<'a> Labels<'a> {
+    fn of(group: &'a Group) -> Labels<'a> {
+        Labels {
+            id: &group.id,
+            sources: group.members.iter().map(|m| m.source.as_str()).collect(),
+        }
+    }
+
+    fn new(id: &'a str, sources: &'a [String]) -> Labels<'a> {
+        Labels {
+            id,
+            sources: sources.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+fn non_overlapping(n: usize, answer: &GroupAnswer) -> Vec<usize> {
+    (0..n)
+        .filter(|i| answer.overlapping.binary_search(i).is_err())
+        .collect()
+}
+
+/// The StorageOverlap guard of the partition at the hints.
+fn storage_guard(labels: &Labels, answer: &GroupAnswer, why: &str) -> Guard {
+    let names = |xs: &[usize]| xs.iter().map(|&i| labels.sources[i].to_string()).collect();
+    Guard::new(
+        GuardKind::StorageOverlap {
+            overlapping: names(&answer.overlapping),
+            non_overlapping: names(&non_overlapping(labels.sources.len(), answer)),
+            components: Vec::new(),
+        },
+        format!("{}: {why}", labels.id),
+    )
+}
+
+/// The hint answer's witness of a listed pair.
+fn witnesses(
+    answer: &GroupAnswer,
+) -> impl Fn(usize, usize) -> Option<crate::overlap::Witness> + '_ {
+    let by_pair: hashbrown::HashMap<(usize, usize), &crate::overlap::Witness> = answer
+        .pairs
+        .iter()
+        .filter_map(|(a, b, v)| match v {
+            Verdict::Overlap(w) => Some(((*a, *b), w)),
+            _ => None,
+        })
+        .collect();
+    move |a, b| by_pair.get(&(a, b)).map(|w| (*w).clone())
+}
+
+/// The report of a group answered at the hints only: concrete (exact), or
+/// symbolic without a proof (asked not to prove, or undecided pairs).
+fn hint_report(
+    labels: Labels,
+    answer: GroupAnswer,
+    symbolic: bool,
+    undecided: bool,
+) -> OverlapReport {
+    let invariance = if !symbolic && !undecided {
+        Invariance::Proved
+    } else {
+        Invariance::Unknown
+    };
+    let guards = if invariance == Invariance::Proved {
+        Vec::new()
+    } else if undecided {
+        vec![storage_guard(
+            &labels,
+            &answer,
+            "some pair is undecided within the search budget (treated as overlapping): re-checked at run time",
+        )]
+    } else {
+        vec![storage_guard(
+            &labels,
+            &answer,
+            "the partition is exact at the hints; no proof was asked for: re-checked exactly at run time",
+        )]
+    };
+    let witness = witnesses(&answer);
+    let pairs: Vec<PairReport> = answer
+        .pairs
+        .iter()
+        .map(|(a, b, v)| PairReport {
+            a: *a,
+            b: *b,
+            overlap: true,
+            proof: match v {
+                Verdict::Undecided => PairProof::Unknown,
+                _ if symbolic => PairProof::HintOnly,
+                _ => PairProof::Proved,
+            },
+            witness: witness(*a, *b),
+        })
+        .collect();
+    drop(witness);
+    finish(
+        labels.sources.len(),
+        answer,
+        invariance,
+        guards,
+        pairs,
+        None,
+    )
+}
+
+/// Shape guards that imply the partition where what z3 proved holds, read
+/// within the group's domain like every other fact: simplified there (a
+/// long list, a chain of many views, is left in the pool's canonical form:
+/// an egg run per guard would make the group quadratic-looking in time),
+/// bounds on one symbol merged, repeats dropped; then the StorageOverlap
+/// guard as their fallback (FORMATS §3: "preceded by cheaper shape guards
+/// that imply it"; while they hold, its sweep is skipped).
+fn proof_guards(
+    pool: &mut ExprPool,
+    env: &Env,
+    labels: Labels,
+    answer: &GroupAnswer,
+    shape_guards: &[ExprId],
+    simplify_opts: Option<SimplifyOptions>,
+) -> Vec<Guard> {
+    let short = shape_guards.len() <= SIMPLIFY_GUARDS_MAX;
+    let simplified: Vec<ExprId> = shape_guards
+        .iter()
+        .map(|&g| match simplify_opts.as_ref().filter(|_| short) {
+            Some(so) => simplify(pool, env, g, so).expr,
+            None => g,
+        })
+        .collect();
+    let mut guards: Vec<Guard> = compact_shape_guards(pool, &simplified)
+        .into_iter()
+        .map(|expr| {
+            Guard::new(
+                GuardKind::Shape { expr },
+                format!(
+                    "{}: with what z3 proved, implies the overlap partition (overlapping {:?})",
+                    labels.id, answer.overlapping
+                ),
+            )
+            .fast()
+        })
+        .collect();
+    guards.push(storage_guard(
+        &labels,
+        answer,
+        "not proved for all shapes; implied by the shape guards before it (skipped when they hold), re-checked exactly when one fails",
+    ));
+    guards
+}
+
+fn finish(
+    n: usize,
+    answer: GroupAnswer,
+    invariance: Invariance,
+    guards: Vec<Guard>,
+    pairs: Vec<PairReport>,
+    counterexample: Option<BTreeMap<String, i64>>,
+) -> OverlapReport {
+    OverlapReport {
+        non_overlapping: non_overlapping(n, &answer),
+        overlapping: answer.overlapping,
+        invariance,
+        guards,
+        pairs,
+        counterexample,
+        elapsed: Default::default(),
+    }
+}

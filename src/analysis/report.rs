@@ -1,0 +1,123 @@
+//! What the analyses answer: typed reports, serialized by `io`.
+
+use super::error::CompileError;
+use crate::aot::dedupe::Dedupe;
+use crate::aot::index::{DedupedIdx, InnerIdx, OuterIdx};
+use crate::aot::meta::ViewAndMutationMeta;
+use crate::aot::signature::GraphSignature;
+use crate::aot::synthetic::SyntheticBases;
+use crate::guards::Guard;
+use crate::overlap::{PairProof, Witness};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Whether the overlap partition at the hints holds for every allowed shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Invariance {
+    /// Proved for all allowed shapes (or exact: the group is concrete).
+    Proved,
+    /// Some allowed shape changes it (see the counterexample).
+    Refuted,
+    /// Not settled: the guards keep the answer true.
+    Unknown,
+}
+
+impl Invariance {
+    /// FORMATS §3 `invariant`: `true`, `false` or `null`.
+    pub fn as_option(self) -> Option<bool> {
+        match self {
+            Invariance::Proved => Some(true),
+            Invariance::Refuted => Some(false),
+            Invariance::Unknown => None,
+        }
+    }
+}
+
+/// One listed pair of an overlap report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairReport {
+    /// First member (local index).
+    pub a: usize,
+    /// Second member, `a < b`.
+    pub b: usize,
+    /// The footprints intersect at the hints (or the search could not tell).
+    pub overlap: bool,
+    /// What is known for all shapes.
+    pub proof: PairProof,
+    /// A shared byte and the indices reaching it, for overlapping pairs.
+    pub witness: Option<Witness>,
+}
+
+/// The answer for one storage group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverlapReport {
+    /// Members (local indices, ascending) that overlap some other member at the hints.
+    pub overlapping: Vec<usize>,
+    /// The others, ascending.
+    pub non_overlapping: Vec<usize>,
+    /// Whether the partition holds for all allowed shapes.
+    pub invariance: Invariance,
+    /// Guards that keep the partition true (empty when proved).
+    pub guards: Vec<Guard>,
+    /// Every overlapping or undecided pair, and pairs whose proof status
+    /// matters; pairs not listed are disjoint.
+    pub pairs: Vec<PairReport>,
+    /// With [`Invariance::Refuted`]: an allowed assignment (symbol name →
+    /// value) at which the exact partition differs.
+    pub counterexample: Option<BTreeMap<String, i64>>,
+    /// Wall time of the analysis.
+    pub elapsed: Duration,
+}
+
+impl OverlapReport {
+    /// `true` when some guard is a shape guard (its symbols are bound from
+    /// sources at run time).
+    pub fn has_shape_guards(&self) -> bool {
+        self.guards
+            .iter()
+            .any(|g| matches!(g.kind, crate::guards::GuardKind::Shape { .. }))
+    }
+}
+
+/// The overlap answer of one storage group of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupReport {
+    /// The storage.
+    pub storage: String,
+    /// Its members, as program input positions.
+    pub inputs: Vec<usize>,
+    /// The answer (member indices local to `inputs`).
+    pub report: OverlapReport,
+}
+
+/// The synthetic-base decision and the inner graph's metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntheticReport {
+    /// Which deduped inputs are merged into which bases.
+    pub bases: SyntheticBases,
+    /// Metadata of the compiled graph's inputs (bases first).
+    pub meta: ViewAndMutationMeta<InnerIdx>,
+    /// Merged inputs whose metadata is mutated (returned as outputs).
+    pub aliased_with_metadata_mutations: Vec<DedupedIdx>,
+}
+
+/// What the passes decided for one program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramReport {
+    /// Duplicate-input removal.
+    pub dedupe: Dedupe,
+    /// The storage groups asked about overlap, in asking order.
+    pub groups: Vec<GroupReport>,
+    /// Synthetic bases, when the pass ran and succeeded.
+    pub synthetic: Option<SyntheticReport>,
+    /// Metadata over the deduped inputs.
+    pub deduped_meta: ViewAndMutationMeta<DedupedIdx>,
+    /// Metadata over the program's inputs.
+    pub outer_meta: ViewAndMutationMeta<OuterIdx>,
+    /// The graph signature, when graph names were given and it applies.
+    pub signature: Option<GraphSignature>,
+    /// The guard list (a conjunction; see `guards::model`).
+    pub guards: Vec<Guard>,
+    /// What a compiler would raise (the passes after it are skipped).
+    pub errors: Vec<CompileError>,
+}
