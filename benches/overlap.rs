@@ -132,5 +132,45 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The front end on the concrete short road, against the engine in the same
+/// run: the typed API (`Analyzer::overlap_views`: decision + report), the
+/// JSON case through `io::run_overlap_case` (typed case → report → result
+/// line), and the whole line (parse the JSON, answer, serialize).
+fn bench_front_end(c: &mut Criterion) {
+    use symalias::analysis::Analyzer;
+    use symalias::io::{parse_line, run_overlap_case, OverlapCase};
+    let mut g = c.benchmark_group("front_end_column_splits");
+    g.sample_size(20);
+    for k in [1_000i64, 10_000] {
+        let views = column_splits(k);
+        let sources: Vec<String> = (0..views.len()).map(|i| format!("L['v'][{i}]")).collect();
+        let case = serde_json::json!({"id": "cols", "tensors": views.iter().zip(&sources).map(|(v, s)| serde_json::json!({
+            "source": s, "sizes": v.sizes, "strides": v.strides, "storage_offset": v.offset, "itemsize": v.itemsize,
+        })).collect::<Vec<_>>()});
+        let line = case.to_string();
+        let parsed: OverlapCase = parse_line(1, &line).value.unwrap();
+        let analyzer = Analyzer::default();
+        g.bench_with_input(BenchmarkId::new("engine", k), &views, |b, v| {
+            b.iter(|| black_box(analyze_views(black_box(v), DEFAULT_BUDGET)))
+        });
+        g.bench_with_input(
+            BenchmarkId::new("analyzer_overlap_views", k),
+            &views,
+            |b, v| b.iter(|| black_box(analyzer.overlap_views("cols", &sources, black_box(v)))),
+        );
+        g.bench_with_input(BenchmarkId::new("io_case", k), &parsed, |b, case| {
+            b.iter(|| black_box(run_overlap_case(case, &mut Analyzer::default(), true).unwrap()))
+        });
+        g.bench_with_input(BenchmarkId::new("io_line", k), &line, |b, line| {
+            b.iter(|| {
+                let case: OverlapCase = parse_line(1, line).value.unwrap();
+                let r = run_overlap_case(&case, &mut Analyzer::default(), true).unwrap();
+                black_box(serde_json::to_string(&r).unwrap())
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_front_end);
 criterion_main!(benches);

@@ -4,14 +4,58 @@
 //! which of a compiled graph's inputs overlap in memory, now and for every shape
 //! the compiled code will see, and which guards keep that answer true.
 //!
-//! Modules follow `ARCHITECTURE.md`; data flows one way:
-//! `io` → `expr`/`env` → (`simplify`) → (`overlap`) → (`aot`) → (`guards`) → `io`.
+//! ```
+//! use symalias::{parse, Analyzer, Group, GuardSet, Invariance, Layout, Member, Scope};
+//! // x = ones(s0), s0 >= 9 (hint 20); b = x[7:13], c = x[9:].
+//! let mut scope = Scope::new();
+//! scope.env.declare(&mut scope.pool, "s0", Some(20), Some(9), None,
+//!                   Some("L['x'].size()[0]".into())).unwrap();
+//! let mut e = |t: &str| parse(&mut scope.pool, t).unwrap();
+//! let (one, six, seven, nine, rest) = (e("1"), e("6"), e("7"), e("9"), e("s0 - 9"));
+//! let view = |source: &str, size, offset| Member {
+//!     source: source.into(),
+//!     layout: Layout { sizes: vec![size], strides: vec![one], offset, itemsize: 4 },
+//! };
+//! let group = Group { id: "x".into(), members: vec![view("L['b']", six, seven), view("L['c']", rest, nine)] };
+//!
+//! let report = Analyzer::default().overlap(&mut scope, &group).unwrap();
+//! assert_eq!(report.overlapping, vec![0, 1]);           // exact at the hint
+//! assert_eq!(report.invariance, Invariance::Refuted);   // s0 = 9 empties c
+//! let text: Vec<String> = report.guards.iter()
+//!     .map(|g| g.kind.render(&scope.pool, &scope.sources())).collect();
+//! assert_eq!(text[0], "10 <= L['x'].size()[0]");        // the cheap guard first
+//!
+//! // The guards, prepared once, decide later calls.
+//! let set = GuardSet::prepare(&scope.pool, &report.guards, &scope.sources()).unwrap();
+//! let call = |n: i64| serde_json::from_value(serde_json::json!({"inputs": [
+//!     {"source": "L['x']", "tensor": {"object": "x", "storage": "X", "sizes": [n], "strides": [1]}},
+//!     {"source": "L['b']", "tensor": {"object": "b", "storage": "X", "sizes": [6], "strides": [1], "storage_offset": 7}},
+//!     {"source": "L['c']", "tensor": {"object": "c", "storage": "X", "sizes": [n - 9], "strides": [1], "storage_offset": 9}}
+//! ]})).unwrap();
+//! assert!(set.check(&call(20)).unwrap().passed());
+//! assert!(!set.check(&call(9)).unwrap().passed());
+//! ```
+//!
+//! Layers (see `ARCHITECTURE.md`); data flows one way:
+//! `io` (formats at the edge) → `analysis` (typed passes) → `expr`/`env`/`layout` →
+//! `simplify` → `overlap` (→ `symalias-solver`) → `aot` → `guards`.
 
 //! The `symalias` command lives behind the default `cli` feature; with
 //! `default-features = false` the library builds without clap, indicatif,
 //! tracing-subscriber and rayon.
 
 #![warn(missing_docs)]
+
+pub use analysis::{
+    Analyzer, AnalyzerOptions, Group, GroupError, Invariance, Member, OverlapReport, PairReport,
+    Program, ProgramError, ProgramReport, Scope,
+};
+pub use expr::{parse, ExprId, ExprPool, Symbol};
+pub use guards::check::{Call, CallInput, CallTensor, CheckError, Failure, GuardSet, Outcome};
+pub use guards::{Guard, GuardKind};
+pub use layout::{Layout, View};
+pub use overlap::{PairProof, ProofOptions};
+pub use symalias_solver::Solver;
 
 pub mod analysis;
 pub mod aot;

@@ -15,8 +15,6 @@ mod group;
 mod pair;
 mod proof;
 
-pub use diophantine::{gcd, solve, Solve, Term};
-pub use encode::{Encoder, Unsupported};
 pub use group::{components, GroupAnswer};
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub use proof::{prove_case, CaseProof, PairProof, ProofOptions};

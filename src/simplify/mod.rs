@@ -14,10 +14,10 @@
 //! hashing; the wall-clock limit is a backstop that the default limits do not
 //! reach on the corpora).
 
-pub mod analysis;
-pub mod cost;
+pub(crate) mod analysis;
+pub(crate) mod cost;
 pub mod lang;
-pub mod poly;
+pub(crate) mod poly;
 pub mod rules;
 
 use crate::env::Env;
