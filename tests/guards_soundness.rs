@@ -99,6 +99,10 @@ fn make_call(p: &Value, at: &BTreeMap<String, i64>, r: &mut Rng) -> Option<(Valu
 
 struct Stats {
     drawn: usize,
+    /// Draws that could not be checked (no valid call, a call the checker
+    /// rejects, a concrete program the analysis rejects, a program that
+    /// does not compile).
+    skipped: usize,
     passed: usize,
     needless: usize,
     /// Needless failures by the kind of the first failing guard.
@@ -120,6 +124,7 @@ fn harness(
     let mut rng = Rng(seed);
     let mut st = Stats {
         drawn: 0,
+        skipped: 0,
         passed: 0,
         needless: 0,
         needless_by: BTreeMap::new(),
@@ -127,6 +132,7 @@ fn harness(
     };
     for (name, doc) in programs {
         let Ok(compiled) = common::analyze_json(&doc, &mut solver) else {
+            st.skipped += calls;
             continue;
         };
         let mut guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
@@ -136,9 +142,11 @@ fn harness(
         let set = prepare_guards(&guards, &symbols).unwrap();
         for _ in 0..calls {
             let Some(at) = draw_symbols(&doc, &mut rng) else {
+                st.skipped += 1;
                 continue;
             };
             let Some((mut call_json, concrete)) = make_call(&doc, &at, &mut rng) else {
+                st.skipped += 1;
                 continue;
             };
             if bind_extra {
@@ -146,9 +154,11 @@ fn harness(
             }
             let call: Call = serde_json::from_value(call_json).unwrap();
             let Ok(outcome) = set.check(&call) else {
+                st.skipped += 1;
                 continue;
             };
             let Ok(now) = common::analyze_json(&concrete, &mut solver) else {
+                st.skipped += 1;
                 continue;
             };
             st.drawn += 1;
@@ -180,8 +190,9 @@ fn kind_of(g: &Guard) -> String {
 
 fn report(what: &str, st: &Stats, min_calls: usize) {
     eprintln!(
-        "guard soundness ({what}): {} calls, {} passed the guards, {} violations; {} needless failures ({:.1}% of the failing calls kept every decision)",
+        "guard soundness ({what}): {} calls ({} skipped), {} passed the guards, {} violations; {} needless failures ({:.1}% of the failing calls kept every decision)",
         st.drawn,
+        st.skipped,
         st.passed,
         st.violations.len(),
         st.needless,
@@ -192,6 +203,13 @@ fn report(what: &str, st: &Stats, min_calls: usize) {
         st.needless_by
     );
     assert!(st.drawn >= min_calls, "only {} calls drawn", st.drawn);
+    // A harness that skips more than it checks proves little.
+    assert!(
+        st.skipped <= st.drawn,
+        "{} draws skipped, only {} checked",
+        st.skipped,
+        st.drawn
+    );
     assert!(
         st.violations.is_empty(),
         "{}",

@@ -39,7 +39,7 @@ pub struct TensorDoc {
     #[serde(default)]
     pub storage_offset: ExprField,
     /// Bytes per element.
-    #[serde(default = "super::types::default_itemsize")]
+    #[serde(default = "crate::layout::default_itemsize")]
     pub itemsize: i64,
     /// dtype name.
     #[serde(default)]

@@ -86,10 +86,7 @@ impl Serialize for ExprField {
     }
 }
 
-/// The itemsize of a tensor that does not state one.
-pub(crate) fn default_itemsize() -> i64 {
-    crate::layout::DEFAULT_ITEMSIZE
-}
+use crate::layout::default_itemsize;
 
 /// One tensor of an overlap case (§3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

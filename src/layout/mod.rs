@@ -14,7 +14,7 @@
 
 mod view;
 
-pub use view::{View, ViewError, ViewRef};
+pub use view::{default_itemsize, View, ViewError, ViewRef};
 
 use crate::expr::{EvalError, ExprId, ExprPool, Symbol};
 use thiserror::Error;

@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-fn default_itemsize() -> i64 {
+/// Serde default of `itemsize` (every format's tensors use it).
+pub fn default_itemsize() -> i64 {
     super::DEFAULT_ITEMSIZE
 }
 
@@ -125,7 +126,7 @@ impl View {
             sizes: sizes.to_vec(),
             strides: strides.to_vec(),
             offset,
-            itemsize: 1,
+            itemsize: super::DEFAULT_ITEMSIZE,
         }
     }
 
