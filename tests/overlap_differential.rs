@@ -62,10 +62,10 @@ fn check(views: &[View]) -> Result<(), TestCaseError> {
     }
     let (want_pairs, want_set) = brute_group(views);
     let got = analyze_views(views, DEFAULT_BUDGET);
-    let got_pairs: Vec<(usize, usize)> = got.pairs.iter().map(|p| (p.0, p.1)).collect();
+    let got_pairs: Vec<(usize, usize)> = got.pairs.iter().map(|p| (p.a, p.b)).collect();
     prop_assert_eq!(&got_pairs, &want_pairs, "pairs of {:?}", views);
     prop_assert_eq!(&got.overlapping, &want_set);
-    for (a, b, v) in &got.pairs {
+    for symalias::overlap::PairVerdict { a, b, verdict: v } in &got.pairs {
         match v {
             Verdict::Overlap(w) => {
                 prop_assert!(

@@ -65,7 +65,7 @@ fn b0_witnesses_are_the_shared_addresses() {
         &[v(&[4, 4], &[9, 1], 0), v(&[4, 4], &[9, 1], 11)],
         DEFAULT_BUDGET,
     );
-    let symalias::overlap::Verdict::Overlap(w) = &ans.pairs[0].2 else {
+    let symalias::overlap::Verdict::Overlap(w) = &ans.pairs[0].verdict else {
         panic!("expected an overlap")
     };
     // Shared addresses are 11, 12, 20, 21, 29, 30.
@@ -134,7 +134,7 @@ fn group_examples_of_the_dynamo_tests() {
         DEFAULT_BUDGET,
     );
     assert_eq!(ans.overlapping, vec![0, 1, 2, 3]);
-    let pairs: Vec<(usize, usize)> = ans.pairs.iter().map(|p| (p.0, p.1)).collect();
+    let pairs: Vec<(usize, usize)> = ans.pairs.iter().map(|p| (p.a, p.b)).collect();
     assert_eq!(pairs, vec![(0, 1), (2, 3)]);
 }
 

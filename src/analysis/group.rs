@@ -79,7 +79,7 @@ impl Analyzer {
         let views = views_at_hints(pool, env, &layouts)?;
         let answer = analyze_views(&views, self.options.budget);
         let symbolic = layouts.iter().any(|l| l.is_symbolic(pool));
-        let undecided = answer.pairs.iter().any(|p| p.2 == Verdict::Undecided);
+        let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
         let mut report = if symbolic && self.options.prove && !undecided {
             self.prove(pool, env, group, &layouts, &views, answer, deadline)
         } else {
@@ -96,7 +96,7 @@ impl Analyzer {
     pub fn overlap_views(&self, id: &str, sources: &[String], views: &[View]) -> OverlapReport {
         let start = Instant::now();
         let answer = analyze_views(views, self.options.budget);
-        let undecided = answer.pairs.iter().any(|p| p.2 == Verdict::Undecided);
+        let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
         let mut report = hint_report(Labels::new(id, sources), answer, false, undecided);
         report.elapsed = start.elapsed();
         report
@@ -148,12 +148,12 @@ impl Analyzer {
             proof
                 .pairs
                 .iter()
-                .map(|&(a, b, overlap, proof)| PairReport {
-                    a,
-                    b,
-                    overlap,
-                    proof,
-                    witness: if overlap { witness(a, b) } else { None },
+                .map(|p| PairReport {
+                    a: p.a,
+                    b: p.b,
+                    overlap: p.overlap,
+                    proof: p.proof,
+                    witness: if p.overlap { witness(p.a, p.b) } else { None },
                 })
                 .collect()
         };
@@ -298,8 +298,8 @@ fn witnesses(
     let by_pair: hashbrown::HashMap<(usize, usize), &crate::overlap::Witness> = answer
         .pairs
         .iter()
-        .filter_map(|(a, b, v)| match v {
-            Verdict::Overlap(w) => Some(((*a, *b), w)),
+        .filter_map(|p| match &p.verdict {
+            Verdict::Overlap(w) => Some(((p.a, p.b), w)),
             _ => None,
         })
         .collect();
@@ -338,16 +338,16 @@ fn hint_report(
     let pairs: Vec<PairReport> = answer
         .pairs
         .iter()
-        .map(|(a, b, v)| PairReport {
-            a: *a,
-            b: *b,
+        .map(|p| PairReport {
+            a: p.a,
+            b: p.b,
             overlap: true,
-            proof: match v {
+            proof: match p.verdict {
                 Verdict::Undecided => PairProof::Unknown,
                 _ if symbolic => PairProof::HintOnly,
                 _ => PairProof::Proved,
             },
-            witness: witness(*a, *b),
+            witness: witness(p.a, p.b),
         })
         .collect();
     drop(witness);

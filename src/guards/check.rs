@@ -13,7 +13,7 @@
 use super::model::{with_sources, Guard, GuardKind};
 use crate::expr::{ExprId, ExprPool, Node, Symbol, Value};
 use crate::layout::{View, ViewRef};
-use crate::overlap::{analyze_view_refs, Verdict as PairVerdict, DEFAULT_BUDGET};
+use crate::overlap::{analyze_view_refs, Verdict, DEFAULT_BUDGET};
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -767,7 +767,7 @@ impl GuardSet {
                     && answer.overlapping.iter().enumerate().all(|(i, &j)| i == j);
                 let now_components = || -> Vec<Vec<usize>> {
                     let pairs: Vec<(usize, usize)> =
-                        answer.pairs.iter().map(|p| (p.0, p.1)).collect();
+                        answer.pairs.iter().map(|p| (p.a, p.b)).collect();
                     let mut c: Vec<Vec<usize>> = crate::overlap::components(members.len(), &pairs)
                         .into_iter()
                         .filter(|c| c.len() >= 2)
@@ -793,7 +793,7 @@ impl GuardSet {
                     let undecided = answer
                         .pairs
                         .iter()
-                        .any(|p| matches!(p.2, PairVerdict::Undecided));
+                        .any(|p| matches!(p.verdict, Verdict::Undecided));
                     let now: Vec<&str> = answer
                         .overlapping
                         .iter()

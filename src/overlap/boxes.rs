@@ -13,6 +13,7 @@
 //! candidate pairs) rather than O(k²).
 
 use super::footprint::Footprint;
+use super::group::PairVerdict;
 use super::pair::{Verdict, Witness};
 use smallvec::SmallVec;
 use std::cmp::Reverse;
@@ -105,7 +106,7 @@ fn crowding(items: &[(usize, &Footprint, DigitBox)], level: usize) -> f64 {
 pub(crate) fn overlapping_pairs(
     chain: &[i64],
     items: &[(usize, &Footprint, DigitBox)],
-) -> Vec<(usize, usize, Verdict)> {
+) -> Vec<PairVerdict> {
     if items.len() < 2 {
         return Vec::new();
     }
@@ -142,7 +143,15 @@ pub(crate) fn overlapping_pairs(
         for (&(_, j), _) in open.range((s_lo - longest, 0)..=(s_hi, usize::MAX)) {
             if let Some(v) = intersect(chain, &items[j], &items[i]) {
                 let (a, b) = (items[j].0, items[i].0);
-                out.push(if a < b { (a, b, v) } else { (b, a, swap(v)) });
+                out.push(if a < b {
+                    PairVerdict { a, b, verdict: v }
+                } else {
+                    PairVerdict {
+                        a: b,
+                        b: a,
+                        verdict: swap(v),
+                    }
+                });
             }
         }
         open.insert((s_lo, i), ());

@@ -17,13 +17,24 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use tracing::debug;
 
+/// One listed pair of a group answer: `a < b` and what the exact test says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairVerdict {
+    /// The first view.
+    pub a: usize,
+    /// The second view (`a < b`).
+    pub b: usize,
+    /// Overlap (with a witness) or undecided; disjoint pairs are not listed.
+    pub verdict: Verdict,
+}
+
 /// The answer for one group.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GroupAnswer {
     /// Views that overlap (or may, if undecided) some other view, ascending.
     pub overlapping: Vec<usize>,
-    /// Every pair that overlaps or is undecided, as (a < b, verdict), sorted.
-    pub pairs: Vec<(usize, usize, Verdict)>,
+    /// Every pair that overlaps or is undecided, sorted by `(a, b)`.
+    pub pairs: Vec<PairVerdict>,
     /// Number of pairs decided by the exact pair test (for statistics).
     pub exact_tests: usize,
 }
@@ -71,7 +82,7 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
                 exact_tests += 1;
                 let v = decide(&fps[a], &fps[b], budget);
                 if v.may_overlap() {
-                    pairs.push((a, b, v));
+                    pairs.push(PairVerdict { a, b, verdict: v });
                 }
             }
             let heap = if is_box[i] {
@@ -82,8 +93,8 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
             heap.push(Reverse((fps[i].end, i)));
         }
     }
-    pairs.sort_by_key(|p| (p.0, p.1));
-    let mut overlapping: Vec<usize> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
+    pairs.sort_by_key(|p| (p.a, p.b));
+    let mut overlapping: Vec<usize> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
     overlapping.sort_unstable();
     overlapping.dedup();
     GroupAnswer {

@@ -15,9 +15,9 @@ mod group;
 mod pair;
 mod proof;
 
-pub use group::{components, GroupAnswer};
+pub use group::{components, GroupAnswer, PairVerdict};
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
-pub use proof::{prove_case, CaseProof, PairProof, ProofOptions};
+pub use proof::{prove_case, CaseProof, PairProof, PairStatus, ProofOptions};
 
 use crate::layout::{View, ViewRef};
 

@@ -94,6 +94,30 @@ pub enum PairProof {
     HintOnly,
 }
 
+/// The proof status of one examined pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairStatus {
+    /// The first view.
+    pub a: usize,
+    /// The second view (`a < b`).
+    pub b: usize,
+    /// They overlap at the hints.
+    pub overlap: bool,
+    /// What is known for all shapes.
+    pub proof: PairProof,
+}
+
+impl PairStatus {
+    fn new(a: usize, b: usize, overlap: bool, proof: PairProof) -> PairStatus {
+        PairStatus {
+            a,
+            b,
+            overlap,
+            proof,
+        }
+    }
+}
+
 /// The outcome of proving a case's classification.
 #[derive(Clone, Debug, Default)]
 pub struct CaseProof {
@@ -101,8 +125,8 @@ pub struct CaseProof {
     pub invariant: Option<bool>,
     /// An allowed assignment at which the classification differs (checked concretely).
     pub counterexample: Option<Vec<(String, i64)>>,
-    /// Pairs whose status was examined: (a, b, overlap at hints, status).
-    pub pairs: Vec<(usize, usize, bool, PairProof)>,
+    /// Pairs whose status was examined.
+    pub pairs: Vec<PairStatus>,
     /// Shape guards that, together with what was proved, imply the classification;
     /// `None` when some unproved requirement has no such guard.
     pub shape_guards: Option<Vec<ExprId>>,
@@ -318,7 +342,7 @@ impl Prover<'_, '_> {
         for &c in &chain {
             in_chain[c] = true;
         }
-        let mut pairs: Vec<(usize, usize, bool, PairProof)> = Vec::new();
+        let mut pairs: Vec<PairStatus> = Vec::new();
         let mut status: HashMap<(usize, usize), PairProof> = HashMap::new();
         let mut guards: Vec<ExprId> = Vec::new();
         let mut all_guarded = true;
@@ -334,7 +358,7 @@ impl Prover<'_, '_> {
         if !broken.is_empty() && !self.chain_pairwise(&chain, &broken, &mut status) {
             all_proved = false;
             for &(x, y, st) in &broken {
-                pairs.push((x.min(y), x.max(y), false, st));
+                pairs.push(PairStatus::new(x.min(y), x.max(y), false, st));
                 match self.link_guard(x, y) {
                     Some(g) => guards.push(g),
                     None => all_guarded = false,
@@ -362,7 +386,7 @@ impl Prover<'_, '_> {
                         let s = self.prove_disjoint(key.0, key.1);
                         status.insert(key, s);
                         if s != PairProof::Proved {
-                            pairs.push((key.0, key.1, false, s));
+                            pairs.push(PairStatus::new(key.0, key.1, false, s));
                         }
                         s
                     }
@@ -386,8 +410,8 @@ impl Prover<'_, '_> {
             let partners: Vec<(usize, usize)> = hint
                 .pairs
                 .iter()
-                .filter(|p| p.0 == v || p.1 == v)
-                .map(|p| (p.0, p.1))
+                .filter(|p| p.a == v || p.b == v)
+                .map(|p| (p.a, p.b))
                 .collect();
             for &(a, b) in &partners {
                 let st = *persistent
@@ -410,14 +434,14 @@ impl Prover<'_, '_> {
                 }
             }
         }
-        for (a, b, _) in &hint.pairs {
+        for p in &hint.pairs {
             let st = persistent
-                .get(&(*a, *b))
+                .get(&(p.a, p.b))
                 .copied()
                 .unwrap_or(PairProof::HintOnly);
-            pairs.push((*a, *b, true, st));
+            pairs.push(PairStatus::new(p.a, p.b, true, st));
         }
-        pairs.sort_by_key(|p| (p.0, p.1));
+        pairs.sort_by_key(|p| (p.a, p.b));
         let proved = all_proved && self.domain.complete;
         if !proved && self.counterexample.is_none() {
             self.sample_refuter();
@@ -430,18 +454,18 @@ impl Prover<'_, '_> {
             .as_ref()
             .and_then(|cx| self.analyze_at(cx))
         {
-            let at_hint: HashSet<(usize, usize)> = hint.pairs.iter().map(|p| (p.0, p.1)).collect();
-            let at_cx: HashSet<(usize, usize)> = at.pairs.iter().map(|p| (p.0, p.1)).collect();
+            let at_hint: HashSet<(usize, usize)> = hint.pairs.iter().map(|p| (p.a, p.b)).collect();
+            let at_cx: HashSet<(usize, usize)> = at.pairs.iter().map(|p| (p.a, p.b)).collect();
             let mut flipped: Vec<(usize, usize, bool)> = hint
                 .pairs
                 .iter()
-                .map(|p| (p.0, p.1))
+                .map(|p| (p.a, p.b))
                 .filter(|p| !at_cx.contains(p))
                 .map(|(a, b)| (a, b, true))
                 .chain(
                     at.pairs
                         .iter()
-                        .map(|p| (p.0, p.1))
+                        .map(|p| (p.a, p.b))
                         .filter(|p| !at_hint.contains(p))
                         .map(|(a, b)| (a, b, false)),
                 )
@@ -451,15 +475,15 @@ impl Prover<'_, '_> {
             let index: HashMap<(usize, usize), usize> = pairs
                 .iter()
                 .enumerate()
-                .map(|(k, p)| ((p.0, p.1), k))
+                .map(|(k, p)| ((p.a, p.b), k))
                 .collect();
             for (a, b, overlap) in flipped {
                 match index.get(&(a, b)) {
-                    Some(&k) => pairs[k].3 = PairProof::Refuted,
-                    None => pairs.push((a, b, overlap, PairProof::Refuted)),
+                    Some(&k) => pairs[k].proof = PairProof::Refuted,
+                    None => pairs.push(PairStatus::new(a, b, overlap, PairProof::Refuted)),
                 }
             }
-            pairs.sort_by_key(|p| (p.0, p.1));
+            pairs.sort_by_key(|p| (p.a, p.b));
         }
         let invariant = if proved {
             Some(true)
@@ -913,7 +937,7 @@ impl Prover<'_, '_> {
                 ..v.clone()
             };
             let ans = analyze_views(&[self.views[outer].clone(), first], self.opts.budget);
-            if let Some((_, _, Verdict::Overlap(w))) = ans.pairs.first() {
+            if let Some(Verdict::Overlap(w)) = ans.pairs.first().map(|p| &p.verdict) {
                 let zeros = vec![0; v.sizes.len()];
                 let (io, bo) = (w.index_a.clone(), byte_in(outer, &w.index_a, w.address));
                 let (ii, bi) = (zeros.clone(), byte_in(inner, &zeros, w.address));
@@ -924,7 +948,11 @@ impl Prover<'_, '_> {
                 });
             }
         }
-        if let Some((_, _, Verdict::Overlap(w))) = hint.pairs.iter().find(|p| p.0 == a && p.1 == b)
+        if let Some(Verdict::Overlap(w)) = hint
+            .pairs
+            .iter()
+            .find(|p| p.a == a && p.b == b)
+            .map(|p| &p.verdict)
         {
             out.push((
                 w.index_a.clone(),
