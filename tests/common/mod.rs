@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+#[allow(dead_code)]
+pub mod ast_eval;
 pub mod calls;
 pub mod random_programs;
 pub mod views;

@@ -1,0 +1,320 @@
+//! Lowering: [`Ast`] → pool expression through the canonicalising
+//! constructors, checking operand types (errors point at the operator).
+
+use super::{err, Ast, AstKind, InfixOp, ParseError};
+use crate::expr::node::{BinOp, ExprId, TernOp, Ty, UnOp};
+use crate::expr::pool::ExprPool;
+
+/// The functions of FORMATS.md §1 and their arities (`None` = n-ary).
+#[derive(Clone, Copy, Debug)]
+enum Func {
+    Un(UnOp),
+    Bin(BinOp),
+    Tern(TernOp),
+    Max,
+    Min,
+    And,
+    Or,
+}
+
+fn function(name: &str) -> Option<Func> {
+    Some(match name {
+        "FloorDiv" => Func::Bin(BinOp::FloorDiv),
+        "CeilDiv" => Func::Bin(BinOp::CeilDiv),
+        "CleanDiv" => Func::Bin(BinOp::CleanDiv),
+        "Mod" => Func::Bin(BinOp::Mod),
+        "PythonMod" => Func::Bin(BinOp::PythonMod),
+        "ModularIndexing" => Func::Tern(TernOp::ModularIndexing),
+        "Max" => Func::Max,
+        "Min" => Func::Min,
+        "Abs" => Func::Un(UnOp::Abs),
+        "Eq" => Func::Bin(BinOp::Eq),
+        "Ne" => Func::Bin(BinOp::Ne),
+        "Lt" => Func::Bin(BinOp::Lt),
+        "Le" => Func::Bin(BinOp::Le),
+        "Gt" => Func::Bin(BinOp::Gt),
+        "Ge" => Func::Bin(BinOp::Ge),
+        "And" => Func::And,
+        "Or" => Func::Or,
+        "Not" => Func::Un(UnOp::Not),
+        "Where" => Func::Tern(TernOp::Where),
+        "ToFloat" => Func::Un(UnOp::ToFloat),
+        "TruncToInt" => Func::Un(UnOp::TruncToInt),
+        "FloatTrueDiv" => Func::Bin(BinOp::FloatTrueDiv),
+        "IntTrueDiv" => Func::Bin(BinOp::IntTrueDiv),
+        "FloatPow" => Func::Bin(BinOp::FloatPow),
+        _ => return None,
+    })
+}
+
+/// `true` for names reserved by FORMATS.md §1 (functions, `True`, `False`).
+pub fn is_reserved(name: &str) -> bool {
+    name == "True" || name == "False" || function(name).is_some()
+}
+
+/// Which operand types an operator accepts.
+#[derive(Clone, Copy)]
+enum Want {
+    Int,
+    Numeric,
+    Bool,
+    Any,
+}
+
+fn check(pool: &ExprPool, id: ExprId, want: Want, what: &str, at: &Ast) -> Result<(), ParseError> {
+    let ty = pool.ty(id);
+    let ok = match want {
+        Want::Int => ty == Ty::Int,
+        Want::Numeric => ty.is_numeric(),
+        Want::Bool => ty == Ty::Bool,
+        Want::Any => true,
+    };
+    if ok {
+        return Ok(());
+    }
+    let expected = match want {
+        Want::Int => "an integer",
+        Want::Numeric => "a number",
+        Want::Bool => "a boolean",
+        Want::Any => "anything",
+    };
+    err(
+        at.offset,
+        format!("{what} expects {expected}, found a {ty} operand"),
+    )
+}
+
+/// Builds the pool expression of a syntax tree, checking operand types.
+pub fn lower(pool: &mut ExprPool, ast: &Ast) -> Result<ExprId, ParseError> {
+    match &ast.kind {
+        AstKind::Int(v) => match i64::try_from(*v) {
+            Ok(v) => Ok(pool.int(v)),
+            Err(_) => err(
+                ast.offset,
+                format!("integer literal `{v}` does not fit in 64 bits"),
+            ),
+        },
+        AstKind::Float(v) => Ok(pool.float(*v)),
+        AstKind::Bool(b) => Ok(pool.bool(*b)),
+        AstKind::Name(n) => {
+            if function(n).is_some() {
+                return err(
+                    ast.offset,
+                    format!("`{n}` is a function; call it as {n}(...)"),
+                );
+            }
+            Ok(pool.symbol(n))
+        }
+        AstKind::Neg(a) => {
+            let x = lower(pool, a)?;
+            check(pool, x, Want::Numeric, "unary `-`", a)?;
+            Ok(pool.neg(x))
+        }
+        AstKind::Invert(a) => {
+            let x = lower(pool, a)?;
+            check(pool, x, Want::Bool, "`~`", a)?;
+            Ok(pool.not(x))
+        }
+        AstKind::Infix(op, a, b) => lower_infix(pool, *op, a, b),
+        AstKind::Call(name, args) => lower_call(pool, ast, name, args),
+    }
+}
+
+/// Collects the factors of a product chain `a*b*c`, with every unary minus
+/// on a factor counted apart: `-(x + 1)*y` is the product of -1, `x + 1` and `y`.
+fn mul_chain<'a>(ast: &'a Ast, factors: &mut Vec<&'a Ast>, negs: &mut usize) {
+    match &ast.kind {
+        AstKind::Infix(InfixOp::Mul, a, b) => {
+            mul_chain(a, factors, negs);
+            mul_chain(b, factors, negs);
+        }
+        AstKind::Neg(a) => {
+            *negs += 1;
+            mul_chain(a, factors, negs);
+        }
+        _ => factors.push(ast),
+    }
+}
+
+/// Lowers a whole product chain at once, so that its canonical form does not
+/// depend on the grouping of the text (`2*(x + 1)*y` is one product of three
+/// factors, not `(2*x + 2)*y`); printing and re-parsing then agree.
+fn lower_product(pool: &mut ExprPool, a: &Ast, b: &Ast) -> Result<ExprId, ParseError> {
+    let (mut factors, mut negs) = (Vec::new(), 0);
+    mul_chain(a, &mut factors, &mut negs);
+    mul_chain(b, &mut factors, &mut negs);
+    let mut xs = Vec::with_capacity(factors.len() + 1);
+    if negs % 2 == 1 {
+        xs.push(pool.int(-1));
+    }
+    for f in factors {
+        let x = lower(pool, f)?;
+        check(pool, x, Want::Numeric, "`*`", f)?;
+        xs.push(x);
+    }
+    Ok(pool.mul(&xs))
+}
+
+fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<ExprId, ParseError> {
+    if op == InfixOp::Mul {
+        return lower_product(pool, a, b);
+    }
+    if op == InfixOp::Pow {
+        let x = lower(pool, a)?;
+        check(pool, x, Want::Numeric, "`**`", a)?;
+        return match b.kind {
+            AstKind::Int(k) if (0..=u32::MAX as i128).contains(&k) => Ok(pool.pow(x, k as u32)),
+            _ => err(
+                b.offset,
+                "the exponent of `**` must be a non-negative integer literal (use FloatPow for others)",
+            ),
+        };
+    }
+    let x = lower(pool, a)?;
+    let y = lower(pool, b)?;
+    let (want, name) = match op {
+        InfixOp::Add => (Want::Numeric, "`+`"),
+        InfixOp::Sub => (Want::Numeric, "`-`"),
+        InfixOp::Mul => (Want::Numeric, "`*`"),
+        InfixOp::FloorDiv => (Want::Int, "`//`"),
+        InfixOp::Mod => (Want::Int, "`%`"),
+        InfixOp::Lt | InfixOp::Le | InfixOp::Gt | InfixOp::Ge => (Want::Numeric, "a comparison"),
+        InfixOp::And => (Want::Bool, "`&`"),
+        InfixOp::Or => (Want::Bool, "`|`"),
+        InfixOp::Pow => unreachable!("handled above"),
+    };
+    check(pool, x, want, name, a)?;
+    check(pool, y, want, name, b)?;
+    Ok(match op {
+        InfixOp::Add => pool.add(&[x, y]),
+        InfixOp::Sub => pool.sub(x, y),
+        InfixOp::Mul => unreachable!("handled above"),
+        InfixOp::FloorDiv => pool.binary(BinOp::FloorDiv, x, y),
+        InfixOp::Mod => pool.binary(BinOp::Mod, x, y),
+        InfixOp::Lt => pool.binary(BinOp::Lt, x, y),
+        InfixOp::Le => pool.binary(BinOp::Le, x, y),
+        InfixOp::Gt => pool.binary(BinOp::Gt, x, y),
+        InfixOp::Ge => pool.binary(BinOp::Ge, x, y),
+        InfixOp::And => pool.and(&[x, y]),
+        InfixOp::Or => pool.or(&[x, y]),
+        InfixOp::Pow => unreachable!("handled above"),
+    })
+}
+
+fn lower_call(
+    pool: &mut ExprPool,
+    ast: &Ast,
+    name: &str,
+    args: &[Ast],
+) -> Result<ExprId, ParseError> {
+    let Some(func) = function(name) else {
+        return err(ast.offset, format!("unknown function `{name}`"));
+    };
+    let arity = match func {
+        Func::Un(_) => Some(1),
+        Func::Bin(_) => Some(2),
+        Func::Tern(_) => Some(3),
+        Func::Max | Func::Min => None,
+        Func::And | Func::Or => None,
+    };
+    if let Some(n) = arity {
+        if args.len() != n {
+            return err(
+                ast.offset,
+                format!(
+                    "`{name}` takes {n} argument{}, found {}",
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+        }
+    }
+    if matches!(func, Func::Max | Func::Min) && args.is_empty() {
+        return err(ast.offset, format!("`{name}` needs at least one argument"));
+    }
+    let mut xs = Vec::with_capacity(args.len());
+    for a in args {
+        xs.push(lower(pool, a)?);
+    }
+    let what = format!("`{name}`");
+    let want_all = |pool: &ExprPool, w: Want| -> Result<(), ParseError> {
+        for (x, a) in xs.iter().zip(args) {
+            check(pool, *x, w, &what, a)?;
+        }
+        Ok(())
+    };
+    Ok(match func {
+        Func::Max => {
+            want_all(pool, Want::Numeric)?;
+            pool.max(&xs)
+        }
+        Func::Min => {
+            want_all(pool, Want::Numeric)?;
+            pool.min(&xs)
+        }
+        Func::And => {
+            want_all(pool, Want::Bool)?;
+            pool.and(&xs)
+        }
+        Func::Or => {
+            want_all(pool, Want::Bool)?;
+            pool.or(&xs)
+        }
+        Func::Un(op) => {
+            let w = match op {
+                UnOp::Not => Want::Bool,
+                UnOp::ToFloat | UnOp::TruncToInt | UnOp::Abs => Want::Numeric,
+            };
+            want_all(pool, w)?;
+            if op == UnOp::Not {
+                pool.not(xs[0])
+            } else {
+                pool.unary(op, xs[0])
+            }
+        }
+        Func::Bin(op) => {
+            match op {
+                BinOp::Eq | BinOp::Ne => {
+                    let (tx, ty) = (pool.ty(xs[0]), pool.ty(xs[1]));
+                    if (tx == Ty::Bool) != (ty == Ty::Bool) {
+                        return err(
+                            ast.offset,
+                            format!("`{name}` compares a boolean with a number"),
+                        );
+                    }
+                    want_all(pool, Want::Any)?
+                }
+                BinOp::FloatTrueDiv
+                | BinOp::FloatPow
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge => want_all(pool, Want::Numeric)?,
+                _ => want_all(pool, Want::Int)?,
+            }
+            pool.binary(op, xs[0], xs[1])
+        }
+        Func::Tern(op) => {
+            match op {
+                TernOp::ModularIndexing => want_all(pool, Want::Int)?,
+                TernOp::Where => {
+                    check(
+                        pool,
+                        xs[0],
+                        Want::Bool,
+                        "the condition of `Where`",
+                        &args[0],
+                    )?;
+                    let (ta, tb) = (pool.ty(xs[1]), pool.ty(xs[2]));
+                    if (ta == Ty::Bool) != (tb == Ty::Bool) {
+                        return err(
+                            ast.offset,
+                            "the branches of `Where` mix a boolean and a number",
+                        );
+                    }
+                }
+            }
+            pool.ternary(op, xs[0], xs[1], xs[2])
+        }
+    })
+}
