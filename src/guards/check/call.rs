@@ -1,0 +1,104 @@
+//! The call of §6 (inputs keyed by source, concrete tensors or values) and
+//! its binding to a prepared guard list's sources.
+
+use super::prepare::Read;
+use super::CheckError;
+use crate::layout::View;
+use serde::{Deserialize, Serialize};
+
+/// A tensor of a call: identities and its concrete layout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallTensor {
+    /// Object identity.
+    pub object: String,
+    /// Storage identity.
+    pub storage: String,
+    /// Sizes, strides, storage offset and itemsize (§6: the keys of the
+    /// tensor object itself).
+    #[serde(flatten)]
+    pub view: View,
+    /// dtype name.
+    #[serde(default)]
+    pub dtype: Option<String>,
+}
+
+/// One input of a call, keyed by source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallInput {
+    /// The source, e.g. `L['a']`.
+    pub source: String,
+    /// A tensor input.
+    #[serde(default)]
+    pub tensor: Option<CallTensor>,
+    /// A scalar input.
+    #[serde(default)]
+    pub value: Option<i64>,
+}
+
+/// A concrete call (§6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Call {
+    /// The inputs.
+    pub inputs: Vec<CallInput>,
+}
+
+/// The call's inputs for one check, by source index.
+pub(super) struct Bound<'c> {
+    pub(super) names: &'c [String],
+    pub(super) inputs: Vec<Option<&'c CallInput>>,
+}
+
+impl<'c> Bound<'c> {
+    pub(super) fn input(&self, k: usize) -> Result<&'c CallInput, CheckError> {
+        self.inputs[k].ok_or_else(|| CheckError::MissingSource(self.names[k].clone()))
+    }
+
+    pub(super) fn tensor(&self, k: usize) -> Result<&'c CallTensor, CheckError> {
+        self.input(k)?
+            .tensor
+            .as_ref()
+            .ok_or_else(|| CheckError::NotATensor(self.names[k].clone()))
+    }
+
+    pub(super) fn read(&self, k: usize, what: &Read, symbol: &str) -> Result<i64, CheckError> {
+        let bad = |m: &str| {
+            let src = match what {
+                Read::Size(d) => format!("{}.size()[{d}]", self.names[k]),
+                Read::Stride(d) => format!("{}.stride()[{d}]", self.names[k]),
+                Read::Offset => format!("{}.storage_offset()", self.names[k]),
+                Read::Value => self.names[k].clone(),
+            };
+            CheckError::BadSource(src, format!("{m} (symbol {symbol})"))
+        };
+        match what {
+            Read::Size(d) => self.tensor(k)?.view.sizes.get(*d).copied(),
+            Read::Stride(d) => self.tensor(k)?.view.strides.get(*d).copied(),
+            Read::Offset => Some(self.tensor(k)?.view.offset),
+            Read::Value => {
+                return self
+                    .input(k)?
+                    .value
+                    .ok_or_else(|| bad("the input has no `value`"))
+            }
+        }
+        .ok_or_else(|| bad("dimension out of range"))
+    }
+}
+
+/// The members' tensors, or why they no longer share the first one's storage.
+pub(super) fn one_storage<'c>(
+    members: &[usize],
+    b: &Bound<'c>,
+) -> Result<Result<Vec<&'c CallTensor>, String>, CheckError> {
+    let ts = members
+        .iter()
+        .map(|&k| b.tensor(k))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(match ts.iter().position(|t| t.storage != ts[0].storage) {
+        None => Ok(ts),
+        Some(k) => Err(format!(
+            "{} is no longer in the storage of {} (storage identity changed)",
+            b.names[members[k]], b.names[members[0]]
+        )),
+    })
+}
