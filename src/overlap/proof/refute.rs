@@ -1,0 +1,145 @@
+//! Refutation: allowed assignments (random samples within the ranges, local
+//! boundary samples, models from z3) at which the exact classification
+//! differs from the hints' — a counterexample, checked concretely.
+
+use super::*;
+
+impl Prover<'_, '_> {
+    pub(super) fn lookup<'e>(
+        env: &'e Env,
+        cx: &[(Symbol, i64)],
+    ) -> impl Fn(Symbol) -> Option<i64> + 'e {
+        let map: HashMap<Symbol, i64> = cx.iter().copied().collect();
+        move |s| map.get(&s).copied().or_else(|| env.hint(s))
+    }
+
+    /// The exact classification at an assignment, if the assignment is allowed
+    /// (ranges, assumptions) and gives valid views.
+    pub(super) fn classify_at(&self, cx: &[(Symbol, i64)]) -> Option<Vec<usize>> {
+        self.analyze_at(cx).map(|a| a.overlapping)
+    }
+
+    /// `true` when the assignment (others at their hints) is inside every
+    /// declared range and satisfies every assumption.
+    pub(super) fn allowed(&self, cx: &[(Symbol, i64)]) -> bool {
+        let look = Self::lookup(self.env, cx);
+        self.env.symbols().iter().all(|&s| {
+            look(s).is_some_and(|v| {
+                self.env
+                    .info(s)
+                    .is_some_and(|i| i.declared.contains(v as i128))
+            })
+        }) && self
+            .env
+            .assumptions()
+            .iter()
+            .all(|&a| self.pool.eval(a, &look).ok().and_then(|v| v.as_bool()) == Some(true))
+    }
+
+    /// The exact group answer at an assignment, if it is allowed.
+    pub(super) fn analyze_at(&self, cx: &[(Symbol, i64)]) -> Option<GroupAnswer> {
+        if !self.allowed(cx) {
+            return None;
+        }
+        let look = Self::lookup(self.env, cx);
+        let views = self
+            .tensors
+            .iter()
+            .map(|t| t.at(self.pool, &look, "a sample").ok())
+            .collect::<Option<Vec<View>>>()?;
+        Some(analyze_views(&views, self.opts.budget))
+    }
+
+    /// Records `cx` as a counterexample if the classification really differs there.
+    pub(super) fn try_counterexample(&mut self, cx: Vec<(Symbol, i64)>) -> bool {
+        match self.classify_at(&cx) {
+            Some(set) if set != self.hint_set => {
+                self.counterexample = Some(cx);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Concrete samples of allowed shapes; a differing classification refutes.
+    pub(super) fn sample_refuter(&mut self) {
+        self.samples(self.opts.samples);
+    }
+
+    /// The range samples draw a symbol from: its declared range, an
+    /// unbounded side replaced by 16 below the hint / 4 times the hint.
+    pub(super) fn sample_range(&self, s: Symbol) -> (i64, i64) {
+        let hint = self.env.hint(s).unwrap_or(0);
+        let r = self.env.range(s);
+        let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
+        let hi =
+            r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
+                .max(lo);
+        (lo, hi)
+    }
+
+    /// Samples that move only the symbols of `e` (each to its lower bound,
+    /// one above it, its upper bound; the others keep their hints): a
+    /// counterexample that changes little, found without z3.
+    pub(super) fn local_samples(&mut self, e: ExprId) -> bool {
+        if !self.time_left() {
+            return false;
+        }
+        let syms = self.pool.symbols_of(e);
+        for k in 0..3 {
+            let cx: Vec<(Symbol, i64)> = syms
+                .iter()
+                .map(|&s| {
+                    let (lo, hi) = self.sample_range(s);
+                    (s, [lo, lo.saturating_add(1).min(hi), hi][k])
+                })
+                .collect();
+            if self.try_counterexample(cx) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Tries the first `count` samples (the boundaries first: every symbol
+    /// at its lower bound, one above it, at its upper bound; then uniform
+    /// values); the first at which the classification differs is the
+    /// counterexample.
+    pub(super) fn samples(&mut self, count: usize) {
+        let syms: Vec<Symbol> = self.env.symbols().to_vec();
+        if syms.is_empty() {
+            return;
+        }
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for &s in &syms {
+            seed = seed.rotate_left(7)
+                ^ (self.env.hint(s).unwrap_or(0) as u64).wrapping_mul(0x100_0000_01B3);
+        }
+        let mut next = xorshift(seed);
+        for k in 0..count {
+            if !self.time_left() {
+                return;
+            }
+            let cx: Vec<(Symbol, i64)> = syms
+                .iter()
+                .map(|&s| {
+                    let (lo, hi) = self.sample_range(s);
+                    // Boundaries first, then uniform values.
+                    let v = match k {
+                        0 => lo,
+                        1 => lo.saturating_add(1).min(hi),
+                        2 => hi,
+                        _ => lo + (next() % ((hi - lo) as u64 + 1)) as i64,
+                    };
+                    (s, v)
+                })
+                .collect();
+            if let Some(set) = self.classify_at(&cx) {
+                if set != self.hint_set {
+                    self.counterexample = Some(cx);
+                    return;
+                }
+            }
+        }
+    }
+}
