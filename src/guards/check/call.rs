@@ -2,7 +2,7 @@
 //! its binding to a prepared guard list's sources.
 
 use super::prepare::Read;
-use super::CheckError;
+use super::{CheckError, SourceProblem};
 use crate::layout::View;
 use serde::{Deserialize, Serialize};
 
@@ -61,14 +61,14 @@ impl<'c> Bound<'c> {
     }
 
     pub(super) fn read(&self, k: usize, what: &Read, symbol: &str) -> Result<i64, CheckError> {
-        let bad = |m: &str| {
-            let src = match what {
+        let bad = |problem: SourceProblem| {
+            let at = match what {
                 Read::Size(d) => format!("{}.size()[{d}]", self.names[k]),
                 Read::Stride(d) => format!("{}.stride()[{d}]", self.names[k]),
                 Read::Offset => format!("{}.storage_offset()", self.names[k]),
                 Read::Value => self.names[k].clone(),
             };
-            CheckError::BadSource(src, format!("{m} (symbol {symbol})"))
+            CheckError::BadSource { at, problem }
         };
         match what {
             Read::Size(d) => self.tensor(k)?.view.sizes.get(*d).copied(),
@@ -78,10 +78,10 @@ impl<'c> Bound<'c> {
                 return self
                     .input(k)?
                     .value
-                    .ok_or_else(|| bad("the input has no `value`"))
+                    .ok_or_else(|| bad(SourceProblem::NoValue(symbol.to_string())))
             }
         }
-        .ok_or_else(|| bad("dimension out of range"))
+        .ok_or_else(|| bad(SourceProblem::DimensionOutOfRange(symbol.to_string())))
     }
 }
 

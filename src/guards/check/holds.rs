@@ -124,7 +124,7 @@ impl GuardSet {
         Ok(match self.eval(e, b)? {
             Ok(Value::Bool(true)) => None,
             Ok(other) => Some(format!("{other} at {}", self.at(e, b)?)),
-            Err(err) => Some(err),
+            Err(err) => Some(err.to_string()),
         })
     }
 

@@ -23,7 +23,8 @@ mod prepare;
 pub use call::{Call, CallInput, CallTensor};
 
 use super::model::Guard;
-use crate::expr::{ExprPool, Symbol, Value};
+use crate::expr::{EvalError, ExprPool, Symbol, Value};
+use crate::layout::ViewError;
 use call::Bound;
 use hashbrown::HashMap;
 use prepare::{Builder, Expr, Prepared, Simple};
@@ -79,14 +80,57 @@ pub enum CheckError {
     #[error("symbol `{0}` of a shape guard has no source to bind it from")]
     UnboundSymbol(String),
     /// A source reads what the call does not provide.
-    #[error("source `{0}`: {1}")]
-    BadSource(String, String),
+    #[error("source `{at}`: {problem}")]
+    BadSource {
+        /// The source, e.g. `L['x'].size()[2]`.
+        at: String,
+        /// What is wrong.
+        problem: SourceProblem,
+    },
     /// A guard is malformed.
-    #[error("guard `{0}`: {1}")]
-    BadGuard(String, String),
+    #[error("guard `{guard}`: {problem}")]
+    BadGuard {
+        /// Which guard.
+        guard: String,
+        /// What is wrong.
+        problem: GuardProblem,
+    },
     /// A tensor of the call is malformed.
-    #[error("input `{0}`: {1}")]
-    BadTensor(String, String),
+    #[error("input `{input}`: {error}")]
+    BadTensor {
+        /// The input's source.
+        input: String,
+        /// What is wrong.
+        error: ViewError,
+    },
+}
+
+/// Why a source cannot be read from a call.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum SourceProblem {
+    /// `.size()` or `.stride()` without `[i]`.
+    #[error("expected `[i]` after the method")]
+    NoIndex,
+    /// A plain source whose input has no `value`.
+    #[error("the input has no `value` (symbol {0})")]
+    NoValue(String),
+    /// `.size()[d]` / `.stride()[d]` beyond the tensor's rank.
+    #[error("dimension out of range (symbol {0})")]
+    DimensionOutOfRange(String),
+}
+
+/// Why a guard cannot be prepared.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum GuardProblem {
+    /// A component lists a source that is not a member.
+    #[error("component member {0} is not a member")]
+    ComponentNotAMember(String),
+    /// A layout guard's sources and layouts differ in number.
+    #[error("sources and layouts differ in length")]
+    LayoutCount,
+    /// A layout's sizes and strides differ in number.
+    #[error("sizes and strides differ in length")]
+    LayoutRank,
 }
 
 /// Checks `guards` (expressions in `pool`) in order on `call`; `symbols`
@@ -282,9 +326,10 @@ impl GuardSet {
             .collect();
         for (k, x) in inputs.iter().enumerate() {
             if let Some(t) = x.and_then(|x| x.tensor.as_ref()) {
-                t.view
-                    .validate()
-                    .map_err(|e| CheckError::BadTensor(self.sources[k].clone(), e.to_string()))?;
+                t.view.validate().map_err(|error| CheckError::BadTensor {
+                    input: self.sources[k].clone(),
+                    error,
+                })?;
             }
         }
         Ok(Bound {
@@ -295,7 +340,7 @@ impl GuardSet {
 
     /// The value of an expression at the call; the inner `Err` says why it
     /// cannot be evaluated (e.g. a division by zero), the outer one is bad input.
-    fn eval(&self, e: &Expr, b: &Bound) -> Result<Result<Value, String>, CheckError> {
+    fn eval(&self, e: &Expr, b: &Bound) -> Result<Result<Value, EvalError>, CheckError> {
         match e.shape {
             Simple::Const(v) => return Ok(Ok(Value::Int(v))),
             Simple::Affine { coef, constant } => {
@@ -314,8 +359,7 @@ impl GuardSet {
         }
         Ok(self
             .pool
-            .eval(e.id, &|s| values.iter().find(|v| v.0 == s).map(|v| v.1))
-            .map_err(|err| err.to_string()))
+            .eval(e.id, &|s| values.iter().find(|v| v.0 == s).map(|v| v.1)))
     }
 
     fn at(&self, e: &Expr, b: &Bound) -> Result<String, CheckError> {

@@ -2,7 +2,7 @@
 //! table, expressions get the symbols they read and a shortcut for the
 //! shapes most layout fields have.
 
-use super::CheckError;
+use super::{CheckError, GuardProblem, SourceProblem};
 use crate::expr::{ExprId, ExprPool, Node, Symbol};
 use crate::guards::model::GuardKind;
 use hashbrown::HashMap;
@@ -150,11 +150,9 @@ impl Builder<'_> {
                         .iter()
                         .chain(non_overlapping)
                         .position(|m| m == src)
-                        .ok_or_else(|| {
-                            CheckError::BadGuard(
-                                "storage_overlap".into(),
-                                format!("component member {src} is not a member"),
-                            )
+                        .ok_or_else(|| CheckError::BadGuard {
+                            guard: "storage_overlap".into(),
+                            problem: GuardProblem::ComponentNotAMember(src.clone()),
                         })
                 };
                 let mut comps = components
@@ -175,18 +173,18 @@ impl Builder<'_> {
             GuardKind::Shape { expr } => Prepared::Shape(self.expr(*expr)?),
             GuardKind::Layout { sources, layouts } => {
                 if layouts.len() != sources.len() {
-                    return Err(CheckError::BadGuard(
-                        "layout".into(),
-                        "sources and layouts differ in length".into(),
-                    ));
+                    return Err(CheckError::BadGuard {
+                        guard: "layout".into(),
+                        problem: GuardProblem::LayoutCount,
+                    });
                 }
                 if let Some(j) =
                     (0..layouts.len()).find(|&j| layouts[j].sizes.len() != layouts[j].strides.len())
                 {
-                    return Err(CheckError::BadGuard(
-                        format!("layout of {}", sources[j]),
-                        "sizes and strides differ in length".into(),
-                    ));
+                    return Err(CheckError::BadGuard {
+                        guard: format!("layout of {}", sources[j]),
+                        problem: GuardProblem::LayoutRank,
+                    });
                 }
                 Prepared::Layout {
                     members: self.sources(sources),
@@ -222,12 +220,15 @@ impl Builder<'_> {
 
 /// `L['x'].size()[0]` → (`L['x']`, size 0); a plain source reads `value`.
 fn parse_source(src: &str) -> Result<(&str, Read), CheckError> {
-    let bad = |m: &str| CheckError::BadSource(src.to_string(), m.to_string());
+    let bad = |problem: SourceProblem| CheckError::BadSource {
+        at: src.to_string(),
+        problem,
+    };
     let index = |rest: &str| -> Result<usize, CheckError> {
         rest.strip_prefix('[')
             .and_then(|r| r.strip_suffix(']'))
             .and_then(|d| d.trim().parse().ok())
-            .ok_or_else(|| bad("expected `[i]` after the method"))
+            .ok_or_else(|| bad(SourceProblem::NoIndex))
     };
     if let Some((base, rest)) = src.rsplit_once(".size()") {
         return Ok((base, Read::Size(index(rest)?)));
