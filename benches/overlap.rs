@@ -156,7 +156,10 @@ fn bench_front_end(c: &mut Criterion) {
         g.bench_with_input(
             BenchmarkId::new("analyzer_overlap_views", k),
             &views,
-            |b, v| b.iter(|| black_box(analyzer.overlap_views("cols", &sources, black_box(v)))),
+            |b, v| {
+                let source = |i: usize| sources[i].clone();
+                b.iter(|| black_box(analyzer.overlap_views("cols", black_box(v), &source)))
+            },
         );
         g.bench_with_input(BenchmarkId::new("io_case", k), &parsed, |b, case| {
             b.iter(|| black_box(run_overlap_case(case, &mut Analyzer::default(), true).unwrap()))

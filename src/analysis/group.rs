@@ -83,7 +83,8 @@ impl Analyzer {
         let mut report = if symbolic && self.options.prove && !undecided {
             self.prove(pool, env, group, &layouts, &views, answer, deadline)
         } else {
-            hint_report(Labels::of(group), answer, symbolic, undecided)
+            let source = |i: usize| group.members[i].source.clone();
+            hint_report(Labels::of(group, &source), answer, symbolic, undecided)
         };
         report.elapsed = start.elapsed();
         Ok(report)
@@ -91,13 +92,23 @@ impl Analyzer {
 
     /// The concrete short road: every field is an integer, so the exact
     /// decision is the whole answer — no pool, no simplifier, no prover.
-    /// `views` must be valid ([`View::validate`]); `sources` name them in
-    /// guards.
-    pub fn overlap_views(&self, id: &str, sources: &[String], views: &[View]) -> OverlapReport {
+    /// `views` must be valid ([`View::validate`]); `source(i)` names view `i`
+    /// in guards (asked only when a guard is emitted).
+    pub fn overlap_views(
+        &self,
+        id: &str,
+        views: &[View],
+        source: &dyn Fn(usize) -> String,
+    ) -> OverlapReport {
         let start = Instant::now();
         let answer = analyze_views(views, self.options.budget);
         let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
-        let mut report = hint_report(Labels::new(id, sources), answer, false, undecided);
+        let labels = Labels {
+            id,
+            n: views.len(),
+            source,
+        };
+        let mut report = hint_report(labels, answer, false, undecided);
         report.elapsed = start.elapsed();
         report
     }
@@ -125,7 +136,8 @@ impl Analyzer {
                 ..self.options.proof
             },
         );
-        let labels = Labels::of(group);
+        let source = |i: usize| group.members[i].source.clone();
+        let labels = Labels::of(group, &source);
         let invariance = match proof.invariant {
             Some(true) => Invariance::Proved,
             Some(false) => Invariance::Refuted,
@@ -135,7 +147,7 @@ impl Analyzer {
             (Some(true), _) => Vec::new(),
             (_, Some(gs)) if !gs.is_empty() => {
                 let simplify_opts = within(self.options.simplify.as_ref(), deadline);
-                proof_guards(pool, env, Labels::of(group), &answer, gs, simplify_opts)
+                proof_guards(pool, env, Labels::of(group, &source), &answer, gs, simplify_opts)
             }
             _ => vec![storage_guard(
                 &labels,
@@ -250,24 +262,20 @@ pub fn views_at_hints(
         .collect()
 }
 
-/// What guards and reasons need of a group: its label and member sources.
+/// What guards and reasons need of a group: its label, size and member
+/// sources (asked only when a guard names them).
 struct Labels<'a> {
     id: &'a str,
-    sources: Vec<&'a str>,
+    n: usize,
+    source: &'a dyn Fn(usize) -> String,
 }
 
 impl<'a> Labels<'a> {
-    fn of(group: &'a Group) -> Labels<'a> {
+    fn of(group: &'a Group, source: &'a dyn Fn(usize) -> String) -> Labels<'a> {
         Labels {
             id: &group.id,
-            sources: group.members.iter().map(|m| m.source.as_str()).collect(),
-        }
-    }
-
-    fn new(id: &'a str, sources: &'a [String]) -> Labels<'a> {
-        Labels {
-            id,
-            sources: sources.iter().map(String::as_str).collect(),
+            n: group.members.len(),
+            source,
         }
     }
 }
@@ -280,11 +288,11 @@ fn non_overlapping(n: usize, answer: &GroupAnswer) -> Vec<usize> {
 
 /// The StorageOverlap guard of the partition at the hints.
 fn storage_guard(labels: &Labels, answer: &GroupAnswer, why: &str) -> Guard {
-    let names = |xs: &[usize]| xs.iter().map(|&i| labels.sources[i].to_string()).collect();
+    let names = |xs: &[usize]| xs.iter().map(|&i| (labels.source)(i)).collect();
     Guard::new(
         GuardKind::StorageOverlap {
             overlapping: names(&answer.overlapping),
-            non_overlapping: names(&non_overlapping(labels.sources.len(), answer)),
+            non_overlapping: names(&non_overlapping(labels.n, answer)),
             components: Vec::new(),
         },
         format!("{}: {why}", labels.id),
@@ -351,14 +359,7 @@ fn hint_report(
         })
         .collect();
     drop(witness);
-    finish(
-        labels.sources.len(),
-        answer,
-        invariance,
-        guards,
-        pairs,
-        None,
-    )
+    finish(labels.n, answer, invariance, guards, pairs, None)
 }
 
 /// Shape guards that imply the partition where what z3 proved holds, read

@@ -11,7 +11,7 @@ use symalias_solver::{Cmp, Formula, Term};
 
 /// An expression the solver language cannot express (floats, for example).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported(pub String);
+pub struct Unsupported(pub ExprId);
 
 /// Maps symbols to solver variables and encodes expressions.
 #[derive(Clone, Debug, Default)]
@@ -86,7 +86,7 @@ impl Encoder {
                             Term::FloorDiv(Box::new(neg), Box::new(y)),
                         ])
                     }
-                    _ => return Err(Unsupported(pool.display(e).to_string())),
+                    _ => return Err(Unsupported(e)),
                 }
             }
             Node::Ternary(TernOp::ModularIndexing, [x, d, m]) => {
@@ -108,7 +108,7 @@ impl Encoder {
                     Box::new(self.term(pool, *b)?),
                 )
             }
-            _ => return Err(Unsupported(pool.display(e).to_string())),
+            _ => return Err(Unsupported(e)),
         })
     }
 
@@ -143,7 +143,7 @@ impl Encoder {
                 };
                 Formula::Cmp(cmp, self.term(pool, *a)?, self.term(pool, *b)?)
             }
-            _ => return Err(Unsupported(pool.display(e).to_string())),
+            _ => return Err(Unsupported(e)),
         })
     }
 }
