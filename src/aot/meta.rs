@@ -36,6 +36,22 @@ pub enum OutputType {
 }
 
 impl OutputType {
+    /// The §1.1 name (`alias_of_input`, …), as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputType::NonAlias => "non_alias",
+            OutputType::AliasOfInput => "alias_of_input",
+            OutputType::IsInput => "is_input",
+            OutputType::AliasOfIntermediateSaveAsOutput => "alias_of_intermediate_save_as_output",
+            OutputType::AliasOfIntermediate => "alias_of_intermediate",
+            OutputType::AliasOfIntermediateBaseIsUserOutput => {
+                "alias_of_intermediate_base_is_user_output"
+            }
+            OutputType::UnsafeViewAlias => "unsafe_view_alias",
+            OutputType::CustomFunctionView => "custom_function_view",
+        }
+    }
+
     /// `non_alias`, `unsafe_view_alias`, `custom_function_view`.
     pub fn is_non_aliased_like(self) -> bool {
         matches!(
@@ -213,10 +229,7 @@ impl<I: InputIndex> OutputAliasInfo<I> {
         dynamic_dims: Option<Vec<usize>>,
     ) -> Result<Self, BaseError> {
         let (num_inputs, num_bases, num_outputs) = sizes;
-        let name = serde_json::to_value(output_type)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let name = output_type.name().to_string();
         let check = |i: usize, len: usize, space: &'static str| {
             if i < len {
                 Ok(i)
@@ -469,4 +482,27 @@ pub struct DerivedCounts {
     pub num_forward: usize,
     /// Length of the traced tangents.
     pub num_traced_tangents: usize,
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::OutputType;
+
+    /// `name` is the serde name of every output type.
+    #[test]
+    fn names_match_the_json_form() {
+        use OutputType::*;
+        for t in [
+            NonAlias,
+            AliasOfInput,
+            IsInput,
+            AliasOfIntermediateSaveAsOutput,
+            AliasOfIntermediate,
+            AliasOfIntermediateBaseIsUserOutput,
+            UnsafeViewAlias,
+            CustomFunctionView,
+        ] {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.name(), "{t:?}");
+        }
+    }
 }
