@@ -1,4 +1,4 @@
-//! The overlap development corpus (604 real cases): `symalias overlap` must give
+//! The overlap development corpus (real cases): `symalias overlap` must give
 //! exactly the expected overlapping set and pairs at the hints, and every
 //! witness must be a byte that both views really cover.
 
@@ -102,10 +102,12 @@ fn cli_answers_every_corpus_case_exactly() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let inputs: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let results: Vec<&str> = stdout.lines().collect();
-    assert_eq!(inputs.len(), 604);
-    assert_eq!(results.len(), inputs.len());
+    assert!(!inputs.is_empty());
+    assert_eq!(results.len(), inputs.len(), "one answer per case");
+    let n = inputs.len();
     let (mut torch_wrong, mut torch_unsound, mut symbolic, mut with_pairs) = (0, 0, 0, 0);
     let (mut proved_in_box, mut refuted, mut refuted_known) = (0, 0, 0);
+    let (mut known, mut in_box_total) = (0, 0);
     for (i, (input, result)) in inputs.iter().zip(&results).enumerate() {
         let case: OverlapCase = parse_line(i + 1, input).value.unwrap();
         let raw: serde_json::Value = serde_json::from_str(input).unwrap();
@@ -169,6 +171,8 @@ fn cli_answers_every_corpus_case_exactly() {
         if is_symbolic {
             let known_false = raw["expect"]["invariant"] == serde_json::json!(false);
             let in_box = raw["expect"]["invariant_in_box"] == serde_json::json!(true);
+            known += usize::from(known_false);
+            in_box_total += usize::from(in_box);
             assert!(
                 !(known_false && r.invariant == Some(true)),
                 "{}: claimed invariant despite a known counterexample",
@@ -223,19 +227,25 @@ fn cli_answers_every_corpus_case_exactly() {
         }
     }
     eprintln!(
-        "604/604 exact ({with_pairs} checked pair by pair); PyTorch differs on {torch_wrong} cases, misses real overlaps on {torch_unsound}; {symbolic} with symbols"
+        "{n}/{n} exact ({with_pairs} checked pair by pair); PyTorch differs on {torch_wrong} cases, misses real overlaps on {torch_unsound}; {symbolic} with symbols"
     );
-    assert!(with_pairs > 550, "only {with_pairs} cases list their pairs");
-    eprintln!("symbolic: {refuted} refuted ({refuted_known} of the 44 known), {proved_in_box} of the 76 invariant_in_box proved");
+    assert!(
+        with_pairs * 10 > n * 9,
+        "only {with_pairs} of {n} cases list their pairs"
+    );
+    eprintln!("symbolic: {refuted} refuted ({refuted_known} of the {known} known), {proved_in_box} of the {in_box_total} invariant_in_box proved");
+    assert!(
+        known > 0 && in_box_total > 0,
+        "the corpus labels no symbolic case"
+    );
     assert_eq!(
-        refuted_known, 44,
+        refuted_known, known,
         "every known counterexample case must be refuted"
     );
     assert!(
-        proved_in_box >= 40,
-        "only {proved_in_box} invariant_in_box cases proved"
+        proved_in_box * 2 >= in_box_total,
+        "only {proved_in_box} of {in_box_total} invariant_in_box cases proved"
     );
-    assert_eq!(symbolic, 120);
 }
 
 #[test]
