@@ -99,6 +99,38 @@ pub fn eval_ast(ast: &Ast, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<Wide,
                 InfixOp::Pow => unreachable!("handled above"),
             }
         }
+        AstKind::Sum(terms) => {
+            let mut acc: Option<Wide> = None;
+            for (minus, t) in terms {
+                let x = ev(t)?;
+                acc = Some(match acc {
+                    None => x,
+                    Some(a) if *minus => sub(a, x)?,
+                    Some(a) => arith::add(a, x)?,
+                });
+            }
+            acc.ok_or_else(|| ArithError::Type("empty sum".into()))?
+        }
+        AstKind::Nary(op, xs) => {
+            let mut acc: Option<Wide> = None;
+            for x in xs {
+                let y = ev(x)?;
+                acc = Some(match acc {
+                    None => y,
+                    Some(a) => match op {
+                        InfixOp::Mul => arith::mul(a, y)?,
+                        InfixOp::And | InfixOp::Or => match (a, y) {
+                            (Wide::Bool(p), Wide::Bool(q)) => {
+                                Wide::Bool(if *op == InfixOp::And { p && q } else { p || q })
+                            }
+                            _ => return Err(ArithError::Type("&|".into())),
+                        },
+                        _ => return Err(ArithError::Type("chain".into())),
+                    },
+                });
+            }
+            acc.ok_or_else(|| ArithError::Type("empty chain".into()))?
+        }
         AstKind::Call(name, args) => {
             let vals = args.iter().map(ev).collect::<Result<Vec<_>, _>>()?;
             match function(name)
@@ -122,6 +154,15 @@ pub fn eval_ast(ast: &Ast, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<Wide,
                 }
             }
         }
+    })
+}
+
+/// `x - y` with Python semantics.
+fn sub(x: Wide, y: Wide) -> Result<Wide, ArithError> {
+    Ok(match (x, y) {
+        (Wide::Int(p), Wide::Int(q)) => Wide::Int(p.checked_sub(q).ok_or(ArithError::Overflow)?),
+        (Wide::Bool(_), _) | (_, Wide::Bool(_)) => return Err(ArithError::Type("-".into())),
+        _ => Wide::Float(as_f64(x) - as_f64(y)),
     })
 }
 

@@ -116,6 +116,35 @@ pub fn lower(pool: &mut ExprPool, ast: &Ast) -> Result<ExprId, ParseError> {
             Ok(pool.not(x))
         }
         AstKind::Infix(op, a, b) => lower_infix(pool, *op, a, b),
+        AstKind::Sum(terms) => lower_sum(pool, terms),
+        AstKind::Nary(InfixOp::Mul, xs) => lower_factors(pool, xs.iter()),
+        AstKind::Nary(op @ (InfixOp::And | InfixOp::Or), xs) => {
+            let name = if *op == InfixOp::And { "`&`" } else { "`|`" };
+            let mut ys = Vec::with_capacity(xs.len());
+            for x in xs {
+                let y = lower(pool, x)?;
+                check(pool, y, Want::Bool, name, x)?;
+                ys.push(y);
+            }
+            Ok(if *op == InfixOp::And {
+                pool.and(&ys)
+            } else {
+                pool.or(&ys)
+            })
+        }
+        AstKind::Nary(op, xs) => {
+            // Not made by the parser: fold as binary operations.
+            let Some(mut acc) = xs.first().cloned() else {
+                return err(ast.offset, "an empty chain");
+            };
+            for x in &xs[1..] {
+                acc = Ast::new(
+                    AstKind::Infix(*op, Box::new(acc), Box::new(x.clone())),
+                    ast.offset,
+                );
+            }
+            lower(pool, &acc)
+        }
         AstKind::Call(name, args) => lower_call(pool, ast, name, args),
     }
 }
@@ -128,6 +157,11 @@ fn mul_chain<'a>(ast: &'a Ast, factors: &mut Vec<&'a Ast>, negs: &mut usize) {
             mul_chain(a, factors, negs);
             mul_chain(b, factors, negs);
         }
+        AstKind::Nary(InfixOp::Mul, xs) => {
+            for x in xs {
+                mul_chain(x, factors, negs);
+            }
+        }
         AstKind::Neg(a) => {
             *negs += 1;
             mul_chain(a, factors, negs);
@@ -136,13 +170,42 @@ fn mul_chain<'a>(ast: &'a Ast, factors: &mut Vec<&'a Ast>, negs: &mut usize) {
     }
 }
 
+/// Lowers a sum chain at once: one n-ary sum (linear in the number of
+/// terms), subtracted terms negated; float sums keep their left-to-right
+/// binary shape (the pool folds them).
+fn lower_sum(pool: &mut ExprPool, terms: &[(bool, Ast)]) -> Result<ExprId, ParseError> {
+    let op_name = |minus: bool| if minus { "`-`" } else { "`+`" };
+    let mut xs = Vec::with_capacity(terms.len());
+    for (i, (minus, t)) in terms.iter().enumerate() {
+        let x = lower(pool, t)?;
+        // The first term is checked under the operator after it.
+        let name = if i == 0 {
+            op_name(terms.get(1).is_some_and(|t| t.0))
+        } else {
+            op_name(*minus)
+        };
+        check(pool, x, Want::Numeric, name, t)?;
+        xs.push(if *minus { pool.neg(x) } else { x });
+    }
+    Ok(pool.add(&xs))
+}
+
 /// Lowers a whole product chain at once, so that its canonical form does not
 /// depend on the grouping of the text (`2*(x + 1)*y` is one product of three
 /// factors, not `(2*x + 2)*y`); printing and re-parsing then agree.
 fn lower_product(pool: &mut ExprPool, a: &Ast, b: &Ast) -> Result<ExprId, ParseError> {
+    lower_factors(pool, [a, b].into_iter())
+}
+
+/// Lowers the product of `operands` (each one's chain of factors flattened).
+fn lower_factors<'a>(
+    pool: &mut ExprPool,
+    operands: impl Iterator<Item = &'a Ast>,
+) -> Result<ExprId, ParseError> {
     let (mut factors, mut negs) = (Vec::new(), 0);
-    mul_chain(a, &mut factors, &mut negs);
-    mul_chain(b, &mut factors, &mut negs);
+    for x in operands {
+        mul_chain(x, &mut factors, &mut negs);
+    }
     let mut xs = Vec::with_capacity(factors.len() + 1);
     if negs % 2 == 1 {
         xs.push(pool.int(-1));

@@ -90,11 +90,27 @@ pub enum AstKind {
     Neg(Box<Ast>),
     /// `~`.
     Invert(Box<Ast>),
-    /// An infix operation.
+    /// An infix operation (`//`, `%`, `**`, comparisons; `+ - * & |` of two
+    /// operands only when built by hand: the parser makes chains n-ary).
     Infix(InfixOp, Box<Ast>, Box<Ast>),
+    /// A chain `a + b - c ...`: terms with `true` where subtracted (the
+    /// first term is never subtracted). Parsed flat, so a long sum is not a
+    /// deep tree.
+    Sum(Vec<(bool, Ast)>),
+    /// A chain of one associative operator (`*`, `&`, `|`) over two or
+    /// more operands, as written.
+    Nary(InfixOp, Vec<Ast>),
     /// A function call.
     Call(String, Vec<Ast>),
 }
+
+/// The deepest syntax tree `parse` accepts (its height, counting each
+/// operator, call and unary sign as one level; flat chains of `+ - * & |`
+/// count once). Every expression the pool builds from accepted text stays
+/// within it, so everything downstream (printing, evaluation, simplification,
+/// the solver encoding) recurses at most this deep; and whatever `print`
+/// writes for such an expression, `parse` reads back.
+pub const MAX_DEPTH: usize = 1000;
 
 /// A syntax-tree node with the byte offset where it starts.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,15 +119,37 @@ pub struct Ast {
     pub kind: AstKind,
     /// Byte offset of the node's first token.
     pub offset: usize,
+    /// Height of the tree (a leaf is 1).
+    pub depth: usize,
 }
 
 impl Ast {
+    /// A node; its depth from its children's.
+    pub fn new(kind: AstKind, offset: usize) -> Ast {
+        let below = match &kind {
+            AstKind::Int(_) | AstKind::Float(_) | AstKind::Bool(_) | AstKind::Name(_) => 0,
+            AstKind::Neg(a) | AstKind::Invert(a) => a.depth,
+            AstKind::Infix(_, a, b) => a.depth.max(b.depth),
+            AstKind::Sum(xs) => xs.iter().map(|x| x.1.depth).max().unwrap_or(0),
+            AstKind::Nary(_, xs) | AstKind::Call(_, xs) => {
+                xs.iter().map(|x| x.depth).max().unwrap_or(0)
+            }
+        };
+        Ast {
+            kind,
+            offset,
+            depth: below + 1,
+        }
+    }
+
     /// Number of nodes of the tree.
     pub fn size(&self) -> usize {
         1 + match &self.kind {
             AstKind::Int(_) | AstKind::Float(_) | AstKind::Bool(_) | AstKind::Name(_) => 0,
             AstKind::Neg(a) | AstKind::Invert(a) => a.size(),
             AstKind::Infix(_, a, b) => a.size() + b.size(),
+            AstKind::Sum(xs) => xs.iter().map(|x| x.1.size()).sum(),
+            AstKind::Nary(_, xs) => xs.iter().map(Ast::size).sum(),
             AstKind::Call(_, args) => args.iter().map(Ast::size).sum(),
         }
     }
@@ -135,7 +173,11 @@ pub fn parse(pool: &mut ExprPool, text: &str) -> Result<ExprId, ParseError> {
 /// Parses `text` into a syntax tree without building expressions.
 pub fn parse_ast(text: &str) -> Result<Ast, ParseError> {
     let toks = tokenize(text)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        nesting: 0,
+    };
     if matches!(p.peek().tok, Tok::End) {
         return err(0, "empty expression");
     }

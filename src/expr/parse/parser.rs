@@ -2,11 +2,31 @@
 //! precedence level, lowest first).
 
 use super::lexer::{Tok, Token};
-use super::{err, Ast, AstKind, InfixOp, ParseError};
+use super::{err, Ast, AstKind, InfixOp, ParseError, MAX_DEPTH};
 
 pub(super) struct Parser {
     pub(super) toks: Vec<Token>,
     pub(super) pos: usize,
+    /// Recursion depth of the descent (parentheses, calls, unary signs,
+    /// `**`): bounded before it can exhaust the stack.
+    pub(super) nesting: usize,
+}
+
+/// Parentheses, calls and unary signs nested deeper than this are an error
+/// (the printer writes at most two parentheses per level of a tree within
+/// [`MAX_DEPTH`]).
+const MAX_NESTING: usize = 2 * MAX_DEPTH + 64;
+
+/// The node, or an error when it makes the tree deeper than [`MAX_DEPTH`].
+fn checked(kind: AstKind, offset: usize) -> Result<Ast, ParseError> {
+    let ast = Ast::new(kind, offset);
+    if ast.depth > MAX_DEPTH {
+        return err(
+            offset,
+            format!("expression nested deeper than {MAX_DEPTH} levels"),
+        );
+    }
+    Ok(ast)
 }
 
 impl Parser {
@@ -33,12 +53,30 @@ impl Parser {
         None
     }
 
-    fn infix(op: InfixOp, a: Ast, b: Ast) -> Ast {
+    fn infix(op: InfixOp, a: Ast, b: Ast) -> Result<Ast, ParseError> {
         let offset = a.offset;
-        Ast {
-            kind: AstKind::Infix(op, Box::new(a), Box::new(b)),
-            offset,
+        checked(AstKind::Infix(op, Box::new(a), Box::new(b)), offset)
+    }
+
+    /// Enters one level of recursive descent.
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.nesting += 1;
+        if self.nesting > MAX_NESTING {
+            return err(
+                self.peek().offset,
+                format!("expression nested deeper than {MAX_DEPTH} levels"),
+            );
         }
+        Ok(())
+    }
+
+    /// A chain of one associative operator over its operands (one operand: itself).
+    fn nary(op: InfixOp, mut xs: Vec<Ast>) -> Result<Ast, ParseError> {
+        if xs.len() == 1 {
+            return Ok(xs.pop().expect("one operand"));
+        }
+        let offset = xs[0].offset;
+        checked(AstKind::Nary(op, xs), offset)
     }
 
     pub(super) fn comparison(&mut self) -> Result<Ast, ParseError> {
@@ -59,52 +97,67 @@ impl Parser {
             ">" => InfixOp::Gt,
             _ => InfixOp::Ge,
         };
-        Ok(Self::infix(op, lhs, rhs))
+        Self::infix(op, lhs, rhs)
     }
 
     fn bitor(&mut self) -> Result<Ast, ParseError> {
-        let mut lhs = self.bitand()?;
+        let mut xs = vec![self.bitand()?];
         while self.eat_op(&["|"]).is_some() {
-            let rhs = self.bitand()?;
-            lhs = Self::infix(InfixOp::Or, lhs, rhs);
+            xs.push(self.bitand()?);
         }
-        Ok(lhs)
+        Self::nary(InfixOp::Or, xs)
     }
 
     fn bitand(&mut self) -> Result<Ast, ParseError> {
-        let mut lhs = self.arith()?;
+        let mut xs = vec![self.arith()?];
         while self.eat_op(&["&"]).is_some() {
-            let rhs = self.arith()?;
-            lhs = Self::infix(InfixOp::And, lhs, rhs);
+            xs.push(self.arith()?);
         }
-        Ok(lhs)
+        Self::nary(InfixOp::And, xs)
     }
 
     fn arith(&mut self) -> Result<Ast, ParseError> {
-        let mut lhs = self.term()?;
+        let first = self.term()?;
+        let mut terms = vec![(false, first)];
         while let Some((o, _)) = self.eat_op(&["+", "-"]) {
-            let rhs = self.term()?;
-            let op = if o == "+" { InfixOp::Add } else { InfixOp::Sub };
-            lhs = Self::infix(op, lhs, rhs);
+            terms.push((o == "-", self.term()?));
         }
-        Ok(lhs)
+        if terms.len() == 1 {
+            return Ok(terms.pop().expect("one term").1);
+        }
+        let offset = terms[0].1.offset;
+        checked(AstKind::Sum(terms), offset)
     }
 
+    /// A run of `*` is one n-ary product; `//` and `%` bind left to right
+    /// around the runs (`a*b//c*d` is `((a*b)//c)*d`).
     fn term(&mut self) -> Result<Ast, ParseError> {
-        let mut lhs = self.factor()?;
+        let mut run = vec![self.factor()?];
         while let Some((o, _)) = self.eat_op(&["*", "//", "%"]) {
             let rhs = self.factor()?;
-            let op = match o {
-                "*" => InfixOp::Mul,
-                "//" => InfixOp::FloorDiv,
-                _ => InfixOp::Mod,
+            if o == "*" {
+                run.push(rhs);
+                continue;
+            }
+            let lhs = Self::nary(InfixOp::Mul, std::mem::take(&mut run))?;
+            let op = if o == "//" {
+                InfixOp::FloorDiv
+            } else {
+                InfixOp::Mod
             };
-            lhs = Self::infix(op, lhs, rhs);
+            run.push(Self::infix(op, lhs, rhs)?);
         }
-        Ok(lhs)
+        Self::nary(InfixOp::Mul, run)
     }
 
     fn factor(&mut self) -> Result<Ast, ParseError> {
+        self.enter()?;
+        let out = self.factor_inner();
+        self.nesting -= 1;
+        out
+    }
+
+    fn factor_inner(&mut self) -> Result<Ast, ParseError> {
         if let Some((o, offset)) = self.eat_op(&["-", "+", "~"]) {
             let inner = self.factor()?;
             return Ok(match o {
@@ -112,23 +165,11 @@ impl Parser {
                 "-" => match inner.kind {
                     // A negated literal is a negative literal (so that
                     // -9223372036854775808 fits); `-2**2` is still -(2**2).
-                    AstKind::Int(v) => Ast {
-                        kind: AstKind::Int(-v),
-                        offset,
-                    },
-                    AstKind::Float(v) => Ast {
-                        kind: AstKind::Float(-v),
-                        offset,
-                    },
-                    _ => Ast {
-                        kind: AstKind::Neg(Box::new(inner)),
-                        offset,
-                    },
+                    AstKind::Int(v) => Ast::new(AstKind::Int(-v), offset),
+                    AstKind::Float(v) => Ast::new(AstKind::Float(-v), offset),
+                    _ => checked(AstKind::Neg(Box::new(inner)), offset)?,
                 },
-                _ => Ast {
-                    kind: AstKind::Invert(Box::new(inner)),
-                    offset,
-                },
+                _ => checked(AstKind::Invert(Box::new(inner)), offset)?,
             });
         }
         self.power()
@@ -138,7 +179,7 @@ impl Parser {
         let base = self.atom()?;
         if self.eat_op(&["**"]).is_some() {
             let exp = self.factor()?;
-            return Ok(Self::infix(InfixOp::Pow, base, exp));
+            return Self::infix(InfixOp::Pow, base, exp);
         }
         Ok(base)
     }
@@ -147,22 +188,10 @@ impl Parser {
         let t = self.next();
         let offset = t.offset;
         match t.tok {
-            Tok::Int(v) => Ok(Ast {
-                kind: AstKind::Int(v),
-                offset,
-            }),
-            Tok::Float(v) => Ok(Ast {
-                kind: AstKind::Float(v),
-                offset,
-            }),
-            Tok::Name(n) if n == "True" => Ok(Ast {
-                kind: AstKind::Bool(true),
-                offset,
-            }),
-            Tok::Name(n) if n == "False" => Ok(Ast {
-                kind: AstKind::Bool(false),
-                offset,
-            }),
+            Tok::Int(v) => Ok(Ast::new(AstKind::Int(v), offset)),
+            Tok::Float(v) => Ok(Ast::new(AstKind::Float(v), offset)),
+            Tok::Name(n) if n == "True" => Ok(Ast::new(AstKind::Bool(true), offset)),
+            Tok::Name(n) if n == "False" => Ok(Ast::new(AstKind::Bool(false), offset)),
             Tok::Name(n) => {
                 if matches!(self.peek().tok, Tok::LParen) {
                     self.next();
@@ -185,15 +214,9 @@ impl Parser {
                             }
                         }
                     }
-                    Ok(Ast {
-                        kind: AstKind::Call(n, args),
-                        offset,
-                    })
+                    checked(AstKind::Call(n, args), offset)
                 } else {
-                    Ok(Ast {
-                        kind: AstKind::Name(n),
-                        offset,
-                    })
+                    Ok(Ast::new(AstKind::Name(n), offset))
                 }
             }
             Tok::LParen => {
