@@ -94,3 +94,39 @@ rejects! {
     mixed_eq: "Eq(s0 > 1, 2)" => (1, "compares a boolean with a number");
     where_condition: "Where(s0, 1, 2)" => (7, "condition of `Where`");
 }
+
+/// Deep and long inputs: linear chains parse flat; nesting beyond the depth
+/// limit is a located error, never a stack overflow; and what the printer
+/// writes for the deepest accepted expression parses back to it.
+#[test]
+fn depth_limits_are_errors_and_printed_forms_read_back() {
+    use symalias::expr::{parse, ExprPool, MAX_DEPTH};
+    // Runs on a thread with the CLI workers' stack (64 MB).
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(|| {
+            let mut pool = ExprPool::new();
+            // A 40,000-term sum and a 20,000-factor product.
+            let sum: Vec<String> = (0..40_000).map(|i| format!("s{}", i % 7)).collect();
+            let e = parse(&mut pool, &sum.join(" + ")).unwrap();
+            assert_eq!(pool.display(e).to_string().matches('+').count(), 6);
+            let prod = vec!["s0"; 20_000].join("*");
+            assert!(parse(&mut pool, &prod).is_ok());
+            // Too deep: parentheses, unary signs, a left-nested `//` chain.
+            let parens = format!("{}s0{}", "(".repeat(5_000), ")".repeat(5_000));
+            let msg = parse(&mut pool, &parens).unwrap_err().to_string();
+            assert!(msg.contains("nested deeper than"), "{msg}");
+            let negs = format!("{}s0", "-".repeat(5_000));
+            assert!(parse(&mut pool, &negs).is_err());
+            let chain = format!("s0{}", "//2".repeat(MAX_DEPTH + 10));
+            assert!(parse(&mut pool, &chain).is_err());
+            // The deepest accepted chain: printed, it parses back to itself.
+            let chain = format!("s0{}", "//2".repeat(MAX_DEPTH - 1));
+            let e = parse(&mut pool, &chain).unwrap();
+            let printed = pool.display(e).to_string();
+            assert_eq!(parse(&mut pool, &printed).unwrap(), e);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

@@ -28,16 +28,20 @@ pub struct AnalyzeArgs {
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
 /// compiler errors, 2 bad input).
 pub fn run(args: AnalyzeArgs) -> u8 {
-    let text = match input::read_all(&args.input) {
-        Ok(t) => t,
+    let bytes = match input::read_bytes(&args.input) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
         }
     };
     // One document, or one program per line.
-    let (single, items) = input::documents(&text);
-    let answer = |(lineno, item): &(usize, &str)| {
+    let (single, items) = input::documents(&bytes);
+    let answer = |(lineno, item): &(usize, input::Line)| {
+        let item = match item {
+            Ok(t) => *t,
+            Err(why) => return (*lineno, None, Err(input::unreadable(*lineno, why))),
+        };
         let parsed = parse_line::<ProgramDoc>(*lineno, item);
         let id = parsed.id.clone();
         let result = parsed.value.and_then(|p| {

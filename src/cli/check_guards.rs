@@ -24,8 +24,8 @@ pub struct CheckGuardsArgs {
 }
 
 fn read_json(path: &str, what: &str) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot open {path}: {e}"))?;
-    serde_json::from_str(&text).map_err(|e| format!("{what} {path}: {e}"))
+    let bytes = input::read_bytes(path)?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{what} {path}: {e}"))
 }
 
 fn guard_set(path: &str) -> Result<GuardSet, String> {
@@ -59,8 +59,8 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
-    let text = match input::read_all(&args.call) {
-        Ok(t) => t,
+    let bytes = match input::read_bytes(&args.call) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
@@ -68,9 +68,14 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let (single, items) = input::documents(&text);
+    let (single, items) = input::documents(&bytes);
+    if items.is_empty() {
+        eprintln!("error: call {}: no call (the input is empty)", args.call);
+        return EXIT_BAD_INPUT;
+    }
     if single {
-        let doc: serde_json::Value = serde_json::from_str(&text).expect("checked by documents");
+        let text = items[0].1.as_ref().expect("a single document is text");
+        let doc: serde_json::Value = serde_json::from_str(text).expect("checked by documents");
         let call: Call = match serde_path_to_error::deserialize(&doc) {
             Ok(c) => c,
             Err(e) => {
@@ -100,6 +105,14 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
     }
     let mut worst = 0u8;
     for (lineno, line) in items {
+        let line = match line {
+            Ok(l) => l,
+            Err(why) => {
+                worst = EXIT_BAD_INPUT;
+                input::error_line(&mut out, lineno, None, &input::unreadable(lineno, &why));
+                continue;
+            }
+        };
         let parsed = parse_line::<Call>(lineno, line);
         let answer = parsed.value.and_then(|c| {
             set.check(&c).map_err(|e| InputError {

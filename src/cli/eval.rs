@@ -44,7 +44,10 @@ pub fn run(args: EvalArgs) -> u8 {
     let e = match parse(&mut pool, &args.expr) {
         Ok(e) => e,
         Err(err) => {
-            eprintln!("error: expression `{}`: {err}", args.expr);
+            eprintln!(
+                "error: expression `{}`: {err}",
+                crate::io::abbrev(&args.expr)
+            );
             return EXIT_BAD_INPUT;
         }
     };

@@ -3,41 +3,75 @@
 //! one answer per input item.
 
 use crate::io::{ErrorLine, InputError};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 
-/// Opens `path` (`-` = stdin) as a buffered reader.
-pub fn open(path: &str) -> Result<Box<dyn BufRead>, String> {
+/// The whole of `path` (`-` = stdin) as bytes: a directory is an error
+/// (reading one would never end), a leading UTF-8 byte-order mark is dropped.
+pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
     if path == "-" {
-        return Ok(Box::new(BufReader::new(std::io::stdin())));
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+        if meta.is_dir() {
+            return Err(format!("cannot read {path}: it is a directory"));
+        }
+        let mut f = std::fs::File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+        f.read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
     }
-    std::fs::File::open(path)
-        .map(|f| Box::new(BufReader::new(f)) as Box<dyn BufRead>)
-        .map_err(|e| format!("cannot open {path}: {e}"))
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    Ok(bytes)
 }
 
-/// The whole of `path` (`-` = stdin) as text.
-pub fn read_all(path: &str) -> Result<String, String> {
-    let mut text = String::new();
-    open(path)?
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read {path}: {e}"))?;
-    Ok(text)
+/// A line of the input: its text, or why it is not text.
+pub type Line<'a> = Result<&'a str, String>;
+
+/// The non-blank lines of `bytes` with their 1-based numbers; a line that
+/// is not UTF-8 is an error item (the other lines are still answered).
+pub fn lines(bytes: &[u8]) -> Vec<(usize, Line<'_>)> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, l)| {
+            let l = l.strip_suffix(b"\r").unwrap_or(l);
+            let text = std::str::from_utf8(l).map_err(|e| {
+                format!(
+                    "the line is not UTF-8 (invalid byte at column {})",
+                    e.valid_up_to() + 1
+                )
+            });
+            (i + 1, text)
+        })
+        .filter(|(_, l)| l.as_ref().map_or(true, |t| !t.trim().is_empty()))
+        .collect()
 }
 
 /// The items of an input that is either one JSON document (possibly over
 /// several lines: one item, line 1) or JSON Lines (one item per non-blank
 /// line, with its 1-based line number). The flag says which.
-pub fn documents(text: &str) -> (bool, Vec<(usize, &str)>) {
-    if serde_json::from_str::<serde_json::Value>(text).is_ok() {
-        return (true, vec![(1, text)]);
+pub fn documents(bytes: &[u8]) -> (bool, Vec<(usize, Line<'_>)>) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+            return (true, vec![(1, Ok(text))]);
+        }
     }
-    let lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l))
-        .filter(|(_, l)| !l.trim().is_empty())
-        .collect();
-    (false, lines)
+    (false, lines(bytes))
+}
+
+/// The error of an unreadable line.
+pub fn unreadable(line: usize, why: &str) -> InputError {
+    InputError {
+        line: Some(line),
+        id: None,
+        field: None,
+        message: why.to_string(),
+    }
 }
 
 /// Reports a bad item: the message on stderr, and an error line in its place

@@ -6,7 +6,7 @@ use crate::io::{parse_line, run_overlap_case, OverlapCase};
 use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
 use crate::simplify::SimplifyOptions;
 use rayon::prelude::*;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 
 /// Arguments of `symalias overlap`.
 #[derive(Debug, clap::Args)]
@@ -47,22 +47,17 @@ pub struct OverlapArgs {
 
 /// Runs `symalias overlap`; returns the exit code.
 pub fn run(args: OverlapArgs) -> u8 {
-    let reader = match input::open(&args.input) {
-        Ok(r) => r,
+    let bytes = match input::read_bytes(&args.input) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
         }
     };
-    let lines: Vec<(usize, Result<String, std::io::Error>)> = reader
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l))
-        .collect();
-    let cases = lines
-        .iter()
-        .filter(|(_, l)| l.as_ref().map_or(true, |t| !t.trim().is_empty()))
-        .count();
+    // Every non-blank line is a case; a line that is not text is answered
+    // with an error line, and the others still are.
+    let items = input::lines(&bytes);
+    let cases = items.len();
     let progress = (std::io::stderr().is_terminal() && cases >= 100).then(|| {
         let bar = indicatif::ProgressBar::new(cases as u64);
         bar.set_style(
@@ -86,22 +81,14 @@ pub fn run(args: OverlapArgs) -> u8 {
         simplify: (!args.no_simplify).then(SimplifyOptions::default),
     };
     let mut failed = 0usize;
-    // Lines up to the first unreadable one; each case is answered on its
-    // own (a fresh solver per case: no answer depends on which thread saw
-    // which case first), in parallel, and written in input order.
-    let mut items: Vec<(usize, String)> = Vec::new();
-    for (lineno, line) in lines {
-        match line {
-            Ok(l) if l.trim().is_empty() => {}
-            Ok(l) => items.push((lineno, l)),
-            Err(e) => {
-                eprintln!("error: line {lineno}: cannot read input: {e}");
-                failed += 1;
-                break;
-            }
-        }
-    }
-    let answer = |(lineno, line): &(usize, String)| {
+    // Each case is answered on its own (a fresh analyzer per case: no answer
+    // depends on which thread saw which case first), in parallel, and
+    // written in input order.
+    let answer = |(lineno, line): &(usize, input::Line)| {
+        let line = match line {
+            Ok(l) => *l,
+            Err(why) => return (*lineno, None, Err(input::unreadable(*lineno, why))),
+        };
         let parsed = parse_line::<OverlapCase>(*lineno, line);
         let id = parsed.id.clone();
         let result = parsed

@@ -7,7 +7,7 @@ use crate::expr::{ExprId, ExprPool};
 use crate::io::{load_env, load_expr, parse_line, ExprCase, ExprResult};
 use crate::simplify::{simplify, SimplifyOptions};
 use rayon::prelude::*;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::time::Instant;
 
 /// Arguments of `symalias parse`.
@@ -96,30 +96,34 @@ impl Mode {
 
 /// Runs `symalias parse` or `symalias simplify`; returns the exit code.
 pub fn run(args: ParseArgs, mode: Mode) -> u8 {
-    let reader = match input::open(&args.input) {
-        Ok(r) => r,
+    let bytes = match input::read_bytes(&args.input) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
         }
     };
     let mut failed = 0usize;
-    // Lines up to the first unreadable one, answered in parallel (each line
-    // renders into its own buffers), written in input order.
-    let mut items: Vec<(usize, String)> = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let lineno = i + 1;
-        match line {
-            Ok(l) if l.trim().is_empty() => {}
-            Ok(l) => items.push((lineno, l)),
-            Err(e) => {
-                eprintln!("error: line {lineno}: cannot read input: {e}");
-                failed += 1;
-                break;
+    // Every non-blank line, answered in parallel (each line renders into its
+    // own buffers), written in input order; a line that is not text gets an
+    // error and the others are still answered.
+    let items = input::lines(&bytes);
+    let answer = |(lineno, line): &(usize, input::Line)| {
+        let line = match line {
+            Ok(l) => *l,
+            Err(why) => {
+                // One output line per input line: an error line in JSON
+                // Lines, a blank line in text mode.
+                let mut out = Vec::new();
+                let err = input::unreadable(*lineno, why);
+                if args.format == Format::Jsonl {
+                    input::write_error(&mut out, *lineno, None, &err);
+                } else {
+                    out.push(b'\n');
+                }
+                return (false, out, format!("error: {err}\n"));
             }
-        }
-    }
-    let answer = |(lineno, line): &(usize, String)| {
+        };
         let json = match args.format {
             Format::Auto => line.trim_start().starts_with('{'),
             Format::Text => false,
@@ -174,7 +178,11 @@ fn parse_text(
         }
         Err(err) => {
             use std::fmt::Write as _;
-            let _ = writeln!(err_out, "error: line {lineno}: `{}`: {err}", line.trim());
+            let _ = writeln!(
+                err_out,
+                "error: line {lineno}: `{}`: {err}",
+                crate::io::abbrev(line.trim())
+            );
             // Keep one output line per input line.
             let _ = writeln!(out);
             false

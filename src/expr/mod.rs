@@ -21,6 +21,8 @@ mod print;
 
 pub use eval::{narrow, EvalError, EvalErrorKind, Value};
 pub use node::{BinOp, ExprId, Node, Symbol, TernOp, Ty, UnOp};
-pub use parse::{is_reserved, lower, parse, parse_ast, Ast, AstKind, InfixOp, ParseError};
+pub use parse::{
+    is_reserved, lower, parse, parse_ast, Ast, AstKind, InfixOp, ParseError, MAX_DEPTH,
+};
 pub use pool::ExprPool;
 pub use print::{python_float, Display};

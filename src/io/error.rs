@@ -59,3 +59,15 @@ impl fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
+
+/// Input text as quoted in an error: whole up to 80 characters, else its
+/// first 60 characters and its length (an error about a 300 KB expression
+/// must not repeat it).
+pub fn abbrev(text: &str) -> std::borrow::Cow<'_, str> {
+    const WHOLE: usize = 80;
+    if text.chars().count() <= WHOLE {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let head: String = text.chars().take(60).collect();
+    std::borrow::Cow::Owned(format!("{head}… ({} bytes)", text.len()))
+}

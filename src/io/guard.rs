@@ -110,7 +110,10 @@ pub fn load_guards(pool: &mut ExprPool, docs: &[GuardDoc]) -> Result<Vec<Guard>,
         .map(|(k, d)| {
             let mut expr = |field: String, t: &str| {
                 parse(pool, t).map_err(|e| {
-                    InputError::field(format!("guards[{k}].{field}"), format!("`{t}`: {e}"))
+                    InputError::field(
+                        format!("guards[{k}].{field}"),
+                        format!("`{}`: {e}", super::error::abbrev(t)),
+                    )
                 })
             };
             let kind = match &d.kind {

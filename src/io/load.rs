@@ -2,7 +2,7 @@
 //! [`Scope`] (pool and environment), with errors that name the field. Loading
 //! parses and checks; it does not simplify (the analysis does).
 
-use super::error::InputError;
+use super::error::{abbrev, InputError};
 use super::types::{ExprField, SymbolSpec};
 use crate::analysis::Scope;
 use crate::expr::{parse, ExprId};
@@ -40,7 +40,7 @@ pub fn load_env(
     for (i, text) in assumptions.iter().enumerate() {
         let field = format!("assumptions[{i}]");
         let a = parse(&mut out.pool, text)
-            .map_err(|e| InputError::field(&field, format!("`{text}`: {e}")))?;
+            .map_err(|e| InputError::field(&field, format!("`{}`: {e}", abbrev(text))))?;
         out.env
             .assume(&mut out.pool, a)
             .map_err(|e| InputError::field(&field, e.to_string()))?;
@@ -59,7 +59,7 @@ pub fn load_expr(
     let e = match value {
         ExprField::Int(v) => scope.pool.int(*v),
         ExprField::Text(t) => parse(&mut scope.pool, t)
-            .map_err(|e| InputError::field(field, format!("`{t}`: {e}")))?,
+            .map_err(|e| InputError::field(field, format!("`{}`: {e}", abbrev(t))))?,
     };
     scope
         .env

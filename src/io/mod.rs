@@ -15,7 +15,7 @@ mod overlap_case;
 mod program;
 mod types;
 
-pub use error::InputError;
+pub use error::{abbrev, InputError};
 pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc};
 pub use jsonl::{parse_line, read_jsonl, JsonLine};
 pub use load::{load_env, load_expr, load_layout, LayoutFields};

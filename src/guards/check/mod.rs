@@ -76,6 +76,9 @@ pub enum CheckError {
     /// A source that must be a tensor is not.
     #[error("input `{0}` is not a tensor in the call")]
     NotATensor(String),
+    /// The call gives one source twice.
+    #[error("the call gives source `{0}` twice")]
+    DuplicateSource(String),
     /// A symbol of a shape guard has no known source.
     #[error("symbol `{0}` of a shape guard has no source to bind it from")]
     UnboundSymbol(String),
@@ -302,6 +305,15 @@ impl GuardSet {
     /// negative size, stride or offset, itemsize at least 1, every byte
     /// address fits 64 bits (bad input, not a failing guard).
     fn bind<'c>(&'c self, call: &'c Call) -> Result<Bound<'c>, CheckError> {
+        // A source given twice would make the answer depend on which one is
+        // read: bad input. (One pass over the call's sources.)
+        let mut given: hashbrown::HashSet<&str> =
+            hashbrown::HashSet::with_capacity(call.inputs.len());
+        for x in &call.inputs {
+            if !given.insert(x.source.as_str()) {
+                return Err(CheckError::DuplicateSource(x.source.clone()));
+            }
+        }
         let mut index: Option<HashMap<&str, usize>> = None;
         let inputs: Vec<Option<&CallInput>> = self
             .sources
