@@ -58,6 +58,24 @@ pub enum ProgramError {
         /// Its storage here.
         here: String,
     },
+    /// More intermediate bases than the analyzer allows.
+    #[error("{count} intermediate bases, more than the limit of {max} (raise it with --max-intermediate-bases)")]
+    TooManyIntermediateBases {
+        /// The program's count.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// One object given with two different layouts.
+    #[error("object `{object}` has another layout at inputs[{first}]: one object has one layout")]
+    ObjectWithTwoLayouts {
+        /// The input.
+        input: usize,
+        /// The object.
+        object: String,
+        /// The earlier input with the object.
+        first: usize,
+    },
     /// A view whose base is in another storage.
     #[error("dangling storage: the view is in storage `{storage}` but its base `{base}` is in `{base_storage}`")]
     DanglingBase {

@@ -89,7 +89,13 @@ pub struct AnalyzerOptions {
     pub proof: ProofOptions,
     /// Simplify assumptions, sizes, strides and offsets first (`None`: as written).
     pub simplify: Option<SimplifyOptions>,
+    /// Most intermediate bases a program may declare (a bare count that sizes
+    /// the metadata: checked before anything is allocated for it).
+    pub max_intermediate_bases: usize,
 }
+
+/// Default of [`AnalyzerOptions::max_intermediate_bases`].
+pub const MAX_INTERMEDIATE_BASES: usize = 10_000;
 
 impl Default for AnalyzerOptions {
     fn default() -> Self {
@@ -98,6 +104,7 @@ impl Default for AnalyzerOptions {
             prove: true,
             proof: ProofOptions::default(),
             simplify: Some(SimplifyOptions::default()),
+            max_intermediate_bases: MAX_INTERMEDIATE_BASES,
         }
     }
 }

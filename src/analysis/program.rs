@@ -236,6 +236,29 @@ pub fn validate(p: &Program) -> Result<(), ProgramError> {
             }
         }
     }
+    // Every tensor has a valid view at the hints (not only those of asked
+    // storage groups), and one object has one layout.
+    let mut layout_of: hashbrown::HashMap<&str, (usize, &Layout)> = hashbrown::HashMap::new();
+    for (i, x) in p.inputs.iter().enumerate() {
+        let Some(t) = &x.tensor else { continue };
+        t.layout
+            .at_hints(&p.scope.pool, &p.scope.env)
+            .map_err(|error| ProgramError::Layout {
+                input: i,
+                error: Box::new(error),
+            })?;
+        if let Some(&(first, l)) = layout_of.get(t.object.as_str()) {
+            if *l != t.layout {
+                return Err(ProgramError::ObjectWithTwoLayouts {
+                    input: i,
+                    object: t.object.clone(),
+                    first,
+                });
+            }
+        } else {
+            layout_of.insert(&t.object, (i, &t.layout));
+        }
+    }
     for (i, x) in p.inputs.iter().enumerate() {
         let Some(t) = &x.tensor else { continue };
         let Some(b) = &t.base else { continue };
@@ -462,6 +485,12 @@ impl Analyzer {
     pub fn analyze(&mut self, p: &mut Program) -> Result<ProgramReport, ProgramError> {
         // One time bound for the whole program, shared by its storage groups.
         let deadline = Instant::now() + self.options.proof.time_limit;
+        if p.num_intermediate_bases > self.options.max_intermediate_bases {
+            return Err(ProgramError::TooManyIntermediateBases {
+                count: p.num_intermediate_bases,
+                max: self.options.max_intermediate_bases,
+            });
+        }
         validate(p)?;
         let meta = outer_meta(p)?;
         let n = p.inputs.len();

@@ -23,6 +23,9 @@ pub struct AnalyzeArgs {
     /// order, each program with a fresh solver.
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Most intermediate bases a program may declare.
+    #[arg(long, default_value_t = crate::analysis::MAX_INTERMEDIATE_BASES)]
+    pub max_intermediate_bases: usize,
 }
 
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
@@ -45,7 +48,11 @@ pub fn run(args: AnalyzeArgs) -> u8 {
         let parsed = parse_line::<ProgramDoc>(*lineno, item);
         let id = parsed.id.clone();
         let result = parsed.value.and_then(|p| {
-            run_program(&p, &mut Analyzer::default())
+            let opts = crate::analysis::AnalyzerOptions {
+                max_intermediate_bases: args.max_intermediate_bases,
+                ..Default::default()
+            };
+            run_program(&p, &mut Analyzer::new(opts))
                 .map(|r| serde_json::to_value(r).expect("serialises"))
                 .map_err(|e| e.at(*lineno, id.as_deref()))
         });

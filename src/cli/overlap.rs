@@ -79,6 +79,7 @@ pub fn run(args: OverlapArgs) -> u8 {
             ..ProofOptions::default()
         },
         simplify: (!args.no_simplify).then(SimplifyOptions::default),
+        ..AnalyzerOptions::default()
     };
     let mut failed = 0usize;
     // Each case is answered on its own (a fresh analyzer per case: no answer

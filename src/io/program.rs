@@ -172,8 +172,10 @@ fn program_error(e: &ProgramError) -> InputError {
         E::EmptyStorage(i) => input(i, ".tensor.storage"),
         E::Rank { input: i, .. } => input(i, ".tensor.strides"),
         E::ObjectInTwoStorages { input: i, .. } => input(i, ".tensor.storage"),
+        E::ObjectWithTwoLayouts { input: i, .. } => input(i, ".tensor"),
         E::DanglingBase { input: i, .. } => input(i, ".tensor.base"),
         E::OutputBase { output, .. } => format!("outputs[{output}].base_idx"),
+        E::TooManyIntermediateBases { .. } => "num_intermediate_bases".to_string(),
         E::Meta { input: i, .. } => input(i, ""),
         E::Layout { input: i, error } => {
             let name = error.field().name();
