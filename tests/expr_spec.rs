@@ -130,3 +130,18 @@ fn depth_limits_are_errors_and_printed_forms_read_back() {
         .join()
         .unwrap();
 }
+
+/// Found by the `expr_roundtrip` fuzz target: a float product whose printed
+/// form groups an integer product in parentheses must parse back to itself
+/// (the parser kept flattening the parenthesised product).
+#[test]
+fn fuzz_regressions_round_trip() {
+    use symalias::expr::{parse, ExprPool};
+    for text in ["0*0.*Min(35*s*e2)", "2.5*(s0*s1)*3", "-(s0*1.5)*(2*s1)"] {
+        let mut pool = ExprPool::new();
+        let e = parse(&mut pool, text).unwrap();
+        let printed = pool.display(e).to_string();
+        let back = parse(&mut pool, &printed).unwrap();
+        assert_eq!(back, e, "{text} printed as {printed}");
+    }
+}

@@ -65,34 +65,41 @@ fn draw_symbols(p: &Value, r: &mut Rng) -> Option<BTreeMap<String, i64>> {
 }
 
 /// A concrete call for the program at `at`, half of them perturbed: one
-/// input's offset moved, its storage split off, its object copied, or its
-/// object and storage made those of the first input.
+/// object's offset moved or its storage split off (at every input that
+/// passes it: one object has one layout), one input's object copied, or one
+/// input made the first input's object (with its storage and layout).
 fn make_call(p: &Value, at: &BTreeMap<String, i64>, r: &mut Rng) -> Option<(Value, Value)> {
     let ins = p["inputs"].as_array().unwrap();
     let perturb = r.range(0, 2) == 0;
     let victim = r.range(0, ins.len() as i64 - 1) as usize;
     let how = r.range(0, 3);
     let step = r.range(1, 3);
-    let first = ins.iter().find(|y| y["tensor"].is_object()).map(|y| {
-        (
-            y["tensor"]["object"].clone(),
-            y["tensor"]["storage"].clone(),
-        )
-    });
+    let victim_object = ins[victim]["tensor"]["object"].clone();
+    let first_at = ins.iter().position(|y| y["tensor"].is_object());
+    let mut first: Option<Value> = None;
     concrete_call(p, at, &mut |i, t| {
-        if !perturb || i != victim {
+        if Some(i) == first_at {
+            first = Some(t.clone());
+        }
+        if !perturb {
             return;
         }
         match how {
-            0 => t["storage_offset"] = (t["storage_offset"].as_i64().unwrap() + step).into(),
-            1 => t["storage"] = format!("{}-split", t["storage"].as_str().unwrap()).into(),
-            2 => t["object"] = format!("{}-copy", t["object"].as_str().unwrap()).into(),
-            _ => {
-                if let Some((o, s)) = &first {
-                    t["object"] = o.clone();
-                    t["storage"] = s.clone();
+            0 if t["object"] == victim_object => {
+                t["storage_offset"] = (t["storage_offset"].as_i64().unwrap() + step).into()
+            }
+            1 if t["object"] == victim_object => {
+                t["storage"] = format!("{}-split", t["storage"].as_str().unwrap()).into()
+            }
+            2 if i == victim => {
+                t["object"] = format!("{}-copy", t["object"].as_str().unwrap()).into()
+            }
+            3 if i == victim => {
+                if let Some(f) = &first {
+                    *t = f.clone();
                 }
             }
+            _ => {}
         }
     })
 }

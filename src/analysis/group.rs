@@ -416,6 +416,7 @@ fn finish(
 ) -> OverlapReport {
     OverlapReport {
         non_overlapping: non_overlapping(n, &answer),
+        pairs_left_out: answer.pairs_left_out,
         overlapping: answer.overlapping,
         invariance,
         guards,

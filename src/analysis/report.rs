@@ -60,8 +60,12 @@ pub struct OverlapReport {
     /// Guards that keep the partition true (empty when proved).
     pub guards: Vec<Guard>,
     /// Every overlapping or undecided pair, and pairs whose proof status
-    /// matters; pairs not listed are disjoint.
+    /// matters; pairs not listed are disjoint — unless `pairs_left_out` is
+    /// not zero (see [`GroupAnswer`](crate::overlap::GroupAnswer)).
     pub pairs: Vec<PairReport>,
+    /// Candidate pairs inside an already connected component that were not
+    /// decided or listed (a degenerate group: many views over one place).
+    pub pairs_left_out: usize,
     /// With [`Invariance::Refuted`]: an allowed assignment (symbol name →
     /// value) at which the exact partition differs.
     pub counterexample: Option<BTreeMap<String, i64>>,

@@ -153,6 +153,7 @@ fn overlap_result(
             .map(|g| GuardDoc::from_guard(pool, g))
             .collect(),
         pairs: pair_results(&r),
+        pairs_left_out: r.pairs_left_out,
         counterexample: r.counterexample,
         symbols,
         micros: if no_timing {

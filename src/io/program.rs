@@ -429,6 +429,7 @@ fn program_result(doc: &ProgramDoc, p: &Program, r: &ProgramReport) -> ProgramRe
                     .map(|x| GuardDoc::from_guard(pool, x))
                     .collect(),
                 pairs: pair_results(&g.report),
+                pairs_left_out: g.report.pairs_left_out,
                 counterexample: g.report.counterexample.clone(),
                 symbols: if g.report.has_shape_guards() {
                     doc.symbols

@@ -217,6 +217,13 @@ pub struct OverlapResult {
     /// listed are disjoint.
     #[serde(default)]
     pub pairs: Vec<PairResult>,
+    /// Candidate pairs of a degenerate group (many views over one place)
+    /// that were neither decided nor listed, past the listing cap: they lie
+    /// inside an already connected component of the overlap graph, so they
+    /// change neither `overlapping` nor the components. Absent when zero
+    /// (then every unlisted pair is disjoint).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pairs_left_out: usize,
     /// With `invariant: false`: an allowed assignment of the symbols at which the
     /// exact classification differs (checked concretely).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -227,6 +234,10 @@ pub struct OverlapResult {
     pub symbols: BTreeMap<String, String>,
     /// Wall time in microseconds.
     pub micros: u64,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The line written in place of a result when a case is bad input.

@@ -13,7 +13,7 @@
 //! candidate pairs) rather than O(k²).
 
 use super::footprint::Footprint;
-use super::group::PairVerdict;
+use super::group::{PairSink, PairVerdict};
 use super::pair::{Verdict, Witness};
 use smallvec::SmallVec;
 use std::cmp::Reverse;
@@ -106,9 +106,10 @@ fn crowding(items: &[(usize, &Footprint, DigitBox)], level: usize) -> f64 {
 pub(crate) fn overlapping_pairs(
     chain: &[i64],
     items: &[(usize, &Footprint, DigitBox)],
-) -> Vec<PairVerdict> {
+    sink: &mut PairSink,
+) {
     if items.len() < 2 {
-        return Vec::new();
+        return;
     }
     let mut levels: Vec<(f64, usize)> = (0..chain.len()).map(|k| (crowding(items, k), k)).collect();
     levels.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -129,7 +130,6 @@ pub(crate) fn overlapping_pairs(
     // Open boxes: by secondary start, and by primary end for expiry.
     let mut open: BTreeMap<(i64, usize), ()> = BTreeMap::new();
     let mut expiry: BinaryHeap<Reverse<(i64, i64, usize)>> = BinaryHeap::new();
-    let mut out = Vec::new();
     for i in order {
         let (lo, hi) = items[i].2.ranges[primary];
         while let Some(&Reverse((end, s_lo, j))) = expiry.peek() {
@@ -141,9 +141,12 @@ pub(crate) fn overlapping_pairs(
         }
         let (s_lo, s_hi) = items[i].2.ranges[secondary];
         for (&(_, j), _) in open.range((s_lo - longest, 0)..=(s_hi, usize::MAX)) {
+            let (a, b) = (items[j].0, items[i].0);
+            if !sink.wants(a.min(b), a.max(b)) {
+                continue;
+            }
             if let Some(v) = intersect(chain, &items[j], &items[i]) {
-                let (a, b) = (items[j].0, items[i].0);
-                out.push(if a < b {
+                sink.push(if a < b {
                     PairVerdict { a, b, verdict: v }
                 } else {
                     PairVerdict {
@@ -157,7 +160,6 @@ pub(crate) fn overlapping_pairs(
         open.insert((s_lo, i), ());
         expiry.push(Reverse((hi, s_lo, i)));
     }
-    out
 }
 
 fn swap(v: Verdict) -> Verdict {

@@ -28,22 +28,86 @@ pub struct PairVerdict {
     pub verdict: Verdict,
 }
 
+/// Listed pairs beyond which only pairs that join two components of the
+/// overlap graph are listed (a group of many identical views has
+/// quadratically many overlapping pairs; the overlapping set and the
+/// components stay exact, the answer stays linear in size).
+pub const PAIR_LIST_CAP: usize = 4096;
+
 /// The answer for one group.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GroupAnswer {
     /// Views that overlap (or may, if undecided) some other view, ascending.
     pub overlapping: Vec<usize>,
-    /// Every pair that overlaps or is undecided, sorted by `(a, b)`.
+    /// Overlapping or undecided pairs, sorted by `(a, b)`: every one while
+    /// fewer than [`PAIR_LIST_CAP`], then only those that join two
+    /// components of the overlap graph (so that the components of the listed
+    /// pairs are the true components, and every overlapping view is listed).
     pub pairs: Vec<PairVerdict>,
+    /// Candidate pairs (extents meet) within an already connected component,
+    /// past the cap: neither decided nor listed (whatever they are, they
+    /// change neither the overlapping set nor the components).
+    pub pairs_left_out: usize,
     /// Number of pairs decided by the exact pair test (for statistics).
     pub exact_tests: usize,
+}
+
+/// Where found pairs go: listed while under the cap or when they connect
+/// two components (union-find over the views).
+pub(crate) struct PairSink {
+    parent: Vec<usize>,
+    pub(crate) pairs: Vec<PairVerdict>,
+    pub(crate) left_out: usize,
+}
+
+impl PairSink {
+    fn new(n: usize) -> PairSink {
+        PairSink {
+            parent: (0..n).collect(),
+            pairs: Vec::new(),
+            left_out: 0,
+        }
+    }
+
+    fn root(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    /// Whether the pair `(a, b)` still needs deciding: under the cap, or
+    /// `a` and `b` are not yet known to be connected.
+    pub(crate) fn wants(&mut self, a: usize, b: usize) -> bool {
+        if self.pairs.len() < PAIR_LIST_CAP {
+            return true;
+        }
+        let same = self.root(a) == self.root(b);
+        if same {
+            self.left_out += 1;
+        }
+        !same
+    }
+
+    /// Records an overlapping (or undecided) pair asked for by [`PairSink::wants`].
+    pub(crate) fn push(&mut self, p: PairVerdict) {
+        let (ra, rb) = (self.root(p.a), self.root(p.b));
+        if ra != rb {
+            self.parent[ra] = rb;
+        } else if self.pairs.len() >= PAIR_LIST_CAP {
+            self.left_out += 1;
+            return;
+        }
+        self.pairs.push(p);
+    }
 }
 
 /// Analyses one storage group of footprints (all in the same unit).
 pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
     let live: Vec<usize> = (0..fps.len()).filter(|&i| !fps[i].empty).collect();
     let mut is_box = vec![false; fps.len()];
-    let mut pairs = Vec::new();
+    let mut sink = PairSink::new(fps.len());
     if let Some(ch) = chain(&live.iter().map(|&i| &fps[i]).collect::<Vec<_>>()) {
         let mut items = Vec::with_capacity(live.len());
         for &i in &live {
@@ -55,7 +119,7 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
             is_box[it.0] = true;
         }
         debug!(boxes = items.len(), levels = ch.len(), "box path");
-        pairs.extend(overlapping_pairs(&ch, &items));
+        overlapping_pairs(&ch, &items, &mut sink);
     }
     // Sweep by start address; pairs with a non-box view get the exact test.
     let mut exact_tests = 0;
@@ -79,10 +143,13 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
             };
             for Reverse((_, j)) in active_other.iter().chain(boxes.into_iter().flatten()) {
                 let (a, b) = (i.min(*j), i.max(*j));
+                if !sink.wants(a, b) {
+                    continue;
+                }
                 exact_tests += 1;
                 let v = decide(&fps[a], &fps[b], budget);
                 if v.may_overlap() {
-                    pairs.push(PairVerdict { a, b, verdict: v });
+                    sink.push(PairVerdict { a, b, verdict: v });
                 }
             }
             let heap = if is_box[i] {
@@ -93,6 +160,11 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
             heap.push(Reverse((fps[i].end, i)));
         }
     }
+    let PairSink {
+        mut pairs,
+        left_out,
+        ..
+    } = sink;
     pairs.sort_by_key(|p| (p.a, p.b));
     let mut overlapping: Vec<usize> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
     overlapping.sort_unstable();
@@ -100,6 +172,7 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
     GroupAnswer {
         overlapping,
         pairs,
+        pairs_left_out: left_out,
         exact_tests,
     }
 }

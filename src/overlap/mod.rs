@@ -15,7 +15,7 @@ mod group;
 mod pair;
 mod proof;
 
-pub use group::{components, GroupAnswer, PairVerdict};
+pub use group::{components, GroupAnswer, PairVerdict, PAIR_LIST_CAP};
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub use proof::{prove_case, CaseProof, PairProof, PairStatus, ProofOptions};
 

@@ -150,17 +150,15 @@ pub fn lower(pool: &mut ExprPool, ast: &Ast) -> Result<ExprId, ParseError> {
 }
 
 /// Collects the factors of a product chain `a*b*c`, with every unary minus
-/// on a factor counted apart: `-(x + 1)*y` is the product of -1, `x + 1` and `y`.
+/// on a factor counted apart: `-(x + 1)*y` is the product of -1, `x + 1` and
+/// `y`. A parenthesised product inside the chain stays one factor (lowered
+/// on its own): integer products flatten in the pool anyway, and float
+/// products keep the grouping the text gives them, as the printer wrote it.
 fn mul_chain<'a>(ast: &'a Ast, factors: &mut Vec<&'a Ast>, negs: &mut usize) {
     match &ast.kind {
         AstKind::Infix(InfixOp::Mul, a, b) => {
             mul_chain(a, factors, negs);
             mul_chain(b, factors, negs);
-        }
-        AstKind::Nary(InfixOp::Mul, xs) => {
-            for x in xs {
-                mul_chain(x, factors, negs);
-            }
         }
         AstKind::Neg(a) => {
             *negs += 1;
