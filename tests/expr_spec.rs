@@ -137,7 +137,13 @@ fn depth_limits_are_errors_and_printed_forms_read_back() {
 #[test]
 fn fuzz_regressions_round_trip() {
     use symalias::expr::{parse, ExprPool};
-    for text in ["0*0.*Min(35*s*e2)", "2.5*(s0*s1)*3", "-(s0*1.5)*(2*s1)"] {
+    for text in [
+        "0*0.*Min(35*s*e2)",
+        "s22*s23*s45*45*.77",
+        "2.5*(s0*s1)*3",
+        "-(s0*1.5)*(2*s1)",
+        "s0*1.5*s1*s2",
+    ] {
         let mut pool = ExprPool::new();
         let e = parse(&mut pool, text).unwrap();
         let printed = pool.display(e).to_string();

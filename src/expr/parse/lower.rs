@@ -213,7 +213,17 @@ fn lower_factors<'a>(
         check(pool, x, Want::Numeric, "`*`", f)?;
         xs.push(x);
     }
-    Ok(pool.mul(&xs))
+    // Python multiplies left to right. The leading run of integer factors
+    // is exact in any order: one canonical product; from the first float
+    // on, the binary left-to-right shape is kept. (So the printed form of
+    // the result, parenthesised or not, lowers to the same expression.)
+    let ints = xs.iter().take_while(|&&x| pool.ty(x) == Ty::Int).count();
+    let head = pool.mul(&xs[..ints]);
+    let mut acc = if ints == 0 { xs[0] } else { head };
+    for &x in &xs[ints.max(1)..] {
+        acc = pool.mul(&[acc, x]);
+    }
+    Ok(acc)
 }
 
 fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<ExprId, ParseError> {
