@@ -143,6 +143,8 @@ fn fuzz_regressions_round_trip() {
         "2.5*(s0*s1)*3",
         "-(s0*1.5)*(2*s1)",
         "s0*1.5*s1*s2",
+        "Eq(TruncToInt(1----q*s25 + ---.5*ToFloat(s53)), -1)",
+        "s0 - (0.5*ToFloat(s1))",
     ] {
         let mut pool = ExprPool::new();
         let e = parse(&mut pool, text).unwrap();

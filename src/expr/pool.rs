@@ -326,6 +326,17 @@ impl ExprPool {
         }
         if ops.iter().any(|&o| self.ty(o) != Ty::Int) {
             return ops[1..].iter().fold(ops[0], |acc, &o| {
+                // `-1 * (c*x)` is `(-c)*x` exactly in IEEE arithmetic
+                // (negation is exact and rounding symmetric): one form, so
+                // that `a - c*x` and the printed `- c*x` are the same term.
+                if let (Some(Wide::Int(-1)), Node::Mul(fs)) = (self.as_const(acc), self.node(o)) {
+                    if let [c, x] = **fs {
+                        if let Node::Float(v) = *self.node(c) {
+                            let neg = self.float(-f64::from_bits(v));
+                            return self.fold_or_intern(Node::Mul(vec![neg, x].into()));
+                        }
+                    }
+                }
                 self.fold_or_intern(Node::Mul(vec![acc, o].into()))
             });
         }
