@@ -12,6 +12,11 @@ use hashbrown::HashMap;
 
 impl GuardSet {
     /// `None` when the guard holds, else why not.
+    /// The source of index `k`.
+    fn name(&self, k: usize) -> &str {
+        self.sources[k].as_str()
+    }
+
     pub(super) fn holds(&self, p: &Prepared, b: &Bound) -> Result<Option<String>, CheckError> {
         match p {
             Prepared::DuplicateInput { kept, dupe } => self.duplicate_input(b, *kept, *dupe),
@@ -42,9 +47,13 @@ impl GuardSet {
         kept: usize,
         dupe: usize,
     ) -> Result<Option<String>, CheckError> {
-        let name = |k: usize| self.sources[k].as_str();
-        Ok((b.tensor(kept)?.object != b.tensor(dupe)?.object)
-            .then(|| format!("{} and {} are different objects", name(kept), name(dupe))))
+        Ok((b.tensor(kept)?.object != b.tensor(dupe)?.object).then(|| {
+            format!(
+                "{} and {} are different objects",
+                self.name(kept),
+                self.name(dupe)
+            )
+        }))
     }
 
     fn distinct_objects(
@@ -53,15 +62,14 @@ impl GuardSet {
         sources: &[usize],
         others: &[usize],
     ) -> Result<Option<String>, CheckError> {
-        let name = |k: usize| self.sources[k].as_str();
         Ok({
             let mut seen: HashMap<&str, usize> = HashMap::new();
             for &k in sources {
                 if let Some(prev) = seen.insert(b.tensor(k)?.object.as_str(), k) {
                     return Ok(Some(format!(
                         "{} and {} are now the same object",
-                        name(prev),
-                        name(k)
+                        self.name(prev),
+                        self.name(k)
                     )));
                 }
             }
@@ -69,8 +77,8 @@ impl GuardSet {
                 if let Some(&prev) = seen.get(b.tensor(k)?.object.as_str()) {
                     return Ok(Some(format!(
                         "{} and {} are now the same object",
-                        name(prev),
-                        name(k)
+                        self.name(prev),
+                        self.name(k)
                     )));
                 }
             }
@@ -84,7 +92,6 @@ impl GuardSet {
         groups: &[Vec<usize>],
         others: &[usize],
     ) -> Result<Option<String>, CheckError> {
-        let name = |k: usize| self.sources[k].as_str();
         Ok({
             let mut owner: HashMap<&str, usize> = HashMap::new();
             for (g, grp) in groups.iter().enumerate() {
@@ -94,16 +101,16 @@ impl GuardSet {
                     if b.tensor(k)?.storage != st {
                         return Ok(Some(format!(
                             "{} left the storage of {} (storage identity changed)",
-                            name(k),
-                            name(first)
+                            self.name(k),
+                            self.name(first)
                         )));
                     }
                 }
                 if let Some(other) = owner.insert(st, g) {
                     return Ok(Some(format!(
                         "{} now shares a storage with {} (distinct at compile time)",
-                        name(first),
-                        name(groups[other][0])
+                        self.name(first),
+                        self.name(groups[other][0])
                     )));
                 }
             }
@@ -111,8 +118,8 @@ impl GuardSet {
                 if let Some(&g) = owner.get(b.tensor(k)?.storage.as_str()) {
                     return Ok(Some(format!(
                         "{} now shares a storage with {} (distinct at compile time)",
-                        name(k),
-                        name(groups[g][0])
+                        self.name(k),
+                        self.name(groups[g][0])
                     )));
                 }
             }
@@ -136,14 +143,13 @@ impl GuardSet {
         strides: &[Vec<Expr>],
         offsets: &[Expr],
     ) -> Result<Option<String>, CheckError> {
-        let name = |k: usize| self.sources[k].as_str();
         Ok({
             let ts = match one_storage(members, b)? {
                 Ok(ts) => ts,
                 Err(why) => return Ok(Some(why)),
             };
             for (j, t) in ts.iter().map(|t| &t.view).enumerate() {
-                let who = name(members[j]);
+                let who = self.name(members[j]);
                 if t.sizes.len() != sizes[j].len() {
                     return Ok(Some(format!(
                         "{who} has rank {}, compiled for {}",
@@ -187,7 +193,6 @@ impl GuardSet {
         overlapping: usize,
         components: &[Vec<usize>],
     ) -> Result<Option<String>, CheckError> {
-        let name = |k: usize| self.sources[k].as_str();
         Ok({
             let ts = match one_storage(members, b)? {
                 Ok(ts) => ts,
@@ -213,7 +218,7 @@ impl GuardSet {
                 let now: Vec<String> = now_components()
                     .iter()
                     .map(|c| {
-                        let names: Vec<&str> = c.iter().map(|&i| name(members[i])).collect();
+                        let names: Vec<&str> = c.iter().map(|&i| self.name(members[i])).collect();
                         format!("[{}]", names.join(", "))
                     })
                     .collect();
@@ -231,7 +236,7 @@ impl GuardSet {
                 let now: Vec<&str> = answer
                     .overlapping
                     .iter()
-                    .map(|&i| name(members[i]))
+                    .map(|&i| self.name(members[i]))
                     .collect();
                 Some(format!(
                     "the overlapping set is now [{}]{}",
