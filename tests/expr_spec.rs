@@ -145,6 +145,8 @@ fn fuzz_regressions_round_trip() {
         "s0*1.5*s1*s2",
         "Eq(TruncToInt(1----q*s25 + ---.5*ToFloat(s53)), -1)",
         "s0 - (0.5*ToFloat(s1))",
+        "- 7258*0720747758*0725807258*07208*02*4747747758*0725807258*0720747758*0725807258*07208*07204 + 1",
+        "-(4611686018427387904*4*s0)",
     ] {
         let mut pool = ExprPool::new();
         let e = parse(&mut pool, text).unwrap();

@@ -360,8 +360,35 @@ impl ExprPool {
         let coef = coef.and_then(|c| i64::try_from(c).ok());
         let exps_ok = factors.iter().all(|f| f.1 <= u32::MAX as u64);
         let Some(coef) = coef.filter(|_| exps_ok) else {
-            self.sort(&mut flat);
-            return self.intern(Node::Mul(flat.into()));
+            // The constants' product leaves i64: keep them apart, in one
+            // canonical form whatever the grouping of the text (`-7258*2`
+            // and `-(2*7258)` alike): the sign as a leading -1, magnitudes
+            // ascending, then the other factors sorted.
+            let mut negative = false;
+            let mut consts: Vec<i64> = Vec::new();
+            let mut others: Vec<ExprId> = Vec::new();
+            for &o in &flat {
+                match *self.node(o) {
+                    Node::Int(c) if c < 0 && c != i64::MIN => {
+                        negative = !negative;
+                        consts.push(-c);
+                    }
+                    Node::Int(c) => consts.push(c),
+                    _ => others.push(o),
+                }
+            }
+            consts.retain(|&c| c != 1);
+            consts.sort_unstable();
+            self.sort(&mut others);
+            let mut xs: Vec<ExprId> = Vec::with_capacity(consts.len() + others.len() + 1);
+            if negative {
+                xs.push(self.int(-1));
+            }
+            for c in consts {
+                xs.push(self.int(c));
+            }
+            xs.extend(others);
+            return self.intern(Node::Mul(xs.into()));
         };
         factors.sort_by(|a, b| order::cmp(self, a.0, b.0).then(a.1.cmp(&b.1)));
         let fs: Vec<ExprId> = factors
