@@ -155,3 +155,19 @@ fn fuzz_regressions_round_trip() {
         assert_eq!(back, e, "{text} printed as {printed}");
     }
 }
+
+/// Open fuzz find (expr_roundtrip, not fixed yet): in a sum with several
+/// products whose constants overflow i64, the printed term order differs
+/// after one round trip. Only products of constants beyond 64 bits (never in
+/// shape expressions) reach it; the value is the same, the order is not.
+#[test]
+#[ignore = "open: term order of i64-overflowing constant products in sums (see notes)"]
+fn open_fuzz_find_overflowing_products_in_sums() {
+    use symalias::expr::{parse, ExprPool};
+    let text = "_tttttttGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_merge_teste_merge_testester1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_mes55 + 2*_merge_tester2*s23*s15 + 2*858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_mter1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_m- s37747758*07258780052*720747758*0725807858*------------ttttttt_merge_test*_merge_ter2*s25*s55 + 4*_+ _merge_temgrge_tester2*s77 + 4*p0*s77 + q255 + 2*_merge_tttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttterge_tester2*s25 + 4*_meer1*s23*s55 + 2*_mes55 + 2*_merge_tester2*s23*s15 + 2*858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_merge_teste_merge_testester1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttt_merge_test*_merge_ter2*s25*s55 + 4*_+ _merge_temgrge_tester2*s77 + 4*p0*s77 + q255 + 2*_merge_tttttpG1 - serge_teste_merge_testester1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*07258780052*720747758*0725807858*------------ttttttt_merge_test*_merge_ter2*s25*s55 + 4*_+ _merge_temgrge_tester2*s77 + 4*p0*s77 + q255 + 2*_merge_tttttpG1 - s37747758*0725807258*0720747758*0725807858*------------tttttttttttttester2*s23*s55 + 2*_merge_mgrge_tester2*s77 + 4*q0*s77 + q2*s25 + 2*q2";
+    let mut pool = ExprPool::new();
+    let e = parse(&mut pool, text).unwrap();
+    let printed = pool.display(e).to_string();
+    let back = parse(&mut pool, &printed).unwrap();
+    assert_eq!(pool.display(back).to_string(), printed);
+}
