@@ -240,6 +240,15 @@ impl ExprPool {
         if coef == 1 {
             return rest;
         }
+        // A rest that still holds constants (their product left i64) is
+        // scaled through `mul`, which puts such products in their one
+        // canonical form.
+        if let Node::Mul(fs) = self.node(rest) {
+            if fs.iter().any(|&f| matches!(self.node(f), Node::Int(_))) {
+                let c = self.int(coef);
+                return self.mul(&[c, rest]);
+            }
+        }
         let c = self.int(coef);
         let mut xs = vec![c];
         match self.node(rest) {
@@ -296,11 +305,24 @@ impl ExprPool {
         if !ok {
             // Combining would leave i64: keep the operands apart, only sorted
             // (constants last, as always in a sum).
-            flat.sort_by(|&a, &b| {
-                let (ca, cb) = (self.node(a).is_const(), self.node(b).is_const());
-                ca.cmp(&cb).then_with(|| order::cmp_terms(self, a, b))
+            // Ordered as a combinable sum orders its terms (by the rest after
+            // the coefficient, then the coefficient), so that a sum's order
+            // does not depend on whether its coefficients could be combined.
+            let mut keyed: Vec<(bool, ExprId, i128, ExprId)> = flat
+                .iter()
+                .map(|&t| {
+                    let is_const = self.node(t).is_const();
+                    let (c, rest) = if is_const { (0, t) } else { self.split_coef(t) };
+                    (is_const, rest, c, t)
+                })
+                .collect();
+            keyed.sort_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then_with(|| order::cmp_terms(self, a.1, b.1))
+                    .then(a.2.cmp(&b.2))
             });
-            return self.intern(Node::Add(flat.into()));
+            let sorted: Vec<ExprId> = keyed.into_iter().map(|k| k.3).collect();
+            return self.intern(Node::Add(sorted.into()));
         }
         terms.retain(|t| t.1 != 0);
         terms.sort_by(|a, b| order::cmp_terms(self, a.0, b.0).then(a.1.cmp(&b.1)));
