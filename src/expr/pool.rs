@@ -325,11 +325,19 @@ impl ExprPool {
             return self.intern(Node::Add(sorted.into()));
         }
         terms.retain(|t| t.1 != 0);
-        terms.sort_by(|a, b| order::cmp_terms(self, a.0, b.0).then(a.1.cmp(&b.1)));
-        let mut out: Vec<ExprId> = terms
+        // Built first, then ordered by the (rest, coefficient) of the built
+        // term: a product of constants beyond i64 is rebuilt canonically by
+        // `scale`, and its order must be the one a re-parse gives it.
+        let mut keyed: Vec<(ExprId, i128, ExprId)> = terms
             .iter()
-            .map(|&(r, c)| self.scale(c as i64, r))
+            .map(|&(r, c)| {
+                let t = self.scale(c as i64, r);
+                let (k, rest) = self.split_coef(t);
+                (rest, k, t)
+            })
             .collect();
+        keyed.sort_by(|a, b| order::cmp_terms(self, a.0, b.0).then(a.1.cmp(&b.1)));
+        let mut out: Vec<ExprId> = keyed.into_iter().map(|k| k.2).collect();
         if constant != 0 || out.is_empty() {
             out.push(self.int(constant as i64));
         }
