@@ -84,6 +84,7 @@ rejects! {
     arithmetic_on_booleans: "(s0 > 1) + 1" => (2, "`+` expects a number");
     symbolic_exponent: "s0**s1" => (5, "non-negative integer literal");
     negative_exponent: "s0**-1" => (5, "non-negative integer literal");
+    huge_exponent: "1**99999999999999" => (4, "too large");
     float_floor_division: "1.5//2" => (1, "`//` expects an integer");
     function_without_call: "Max + 1" => (1, "`Max` is a function");
     huge_literal: "s0 + 99999999999999999999" => (6, "does not fit in 64 bits");

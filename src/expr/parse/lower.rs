@@ -235,6 +235,10 @@ fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<Exp
         check(pool, x, Want::Numeric, "`**`", a)?;
         return match b.kind {
             AstKind::Int(k) if (0..=u32::MAX as i128).contains(&k) => Ok(pool.pow(x, k as u32)),
+            AstKind::Int(k) if k > u32::MAX as i128 => err(
+                b.offset,
+                format!("the exponent {k} of `**` is too large (at most {})", u32::MAX),
+            ),
             _ => err(
                 b.offset,
                 "the exponent of `**` must be a non-negative integer literal (use FloatPow for others)",
