@@ -147,7 +147,7 @@ impl Analyzer {
             (Some(true), _) => Vec::new(),
             (_, Some(gs)) if !gs.is_empty() => {
                 let simplify_opts = within(self.options.simplify.as_ref(), deadline);
-                proof_guards(pool, env, Labels::of(group, &source), &answer, gs, simplify_opts)
+                proof_guards(pool, env, &labels, &answer, gs, simplify_opts)
             }
             _ => vec![storage_guard(
                 &labels,
@@ -342,7 +342,6 @@ fn hint_report(
             "the partition is exact at the hints; no proof was asked for: re-checked exactly at run time",
         )]
     };
-    let witness = witnesses(&answer);
     let pairs: Vec<PairReport> = answer
         .pairs
         .iter()
@@ -355,10 +354,12 @@ fn hint_report(
                 _ if symbolic => PairProof::HintOnly,
                 _ => PairProof::Proved,
             },
-            witness: witness(p.a, p.b),
+            witness: match &p.verdict {
+                Verdict::Overlap(w) => Some(w.clone()),
+                _ => None,
+            },
         })
         .collect();
-    drop(witness);
     finish(labels.n, answer, invariance, guards, pairs, None)
 }
 
@@ -372,7 +373,7 @@ fn hint_report(
 fn proof_guards(
     pool: &mut ExprPool,
     env: &Env,
-    labels: Labels,
+    labels: &Labels,
     answer: &GroupAnswer,
     shape_guards: &[ExprId],
     simplify_opts: Option<SimplifyOptions>,
@@ -399,7 +400,7 @@ fn proof_guards(
         })
         .collect();
     guards.push(storage_guard(
-        &labels,
+        labels,
         answer,
         "not proved for all shapes; implied by the shape guards before it (skipped when they hold), re-checked exactly when one fails",
     ));

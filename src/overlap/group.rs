@@ -90,14 +90,12 @@ impl PairSink {
         !same
     }
 
-    /// Records an overlapping (or undecided) pair asked for by [`PairSink::wants`].
+    /// Records an overlapping (or undecided) pair that [`PairSink::wants`]
+    /// asked for (so it is under the cap or joins two components: listed).
     pub(crate) fn push(&mut self, p: PairVerdict) {
         let (ra, rb) = (self.root(p.a), self.root(p.b));
         if ra != rb {
             self.parent[ra] = rb;
-        } else if self.pairs.len() >= PAIR_LIST_CAP {
-            self.left_out += 1;
-            return;
         }
         self.pairs.push(p);
     }

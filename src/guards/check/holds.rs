@@ -62,28 +62,26 @@ impl GuardSet {
         sources: &[usize],
         others: &[usize],
     ) -> Result<Option<String>, CheckError> {
-        Ok({
-            let mut seen: HashMap<&str, usize> = HashMap::new();
-            for &k in sources {
-                if let Some(prev) = seen.insert(b.tensor(k)?.object.as_str(), k) {
-                    return Ok(Some(format!(
-                        "{} and {} are now the same object",
-                        self.name(prev),
-                        self.name(k)
-                    )));
-                }
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for &k in sources {
+            if let Some(prev) = seen.insert(b.tensor(k)?.object.as_str(), k) {
+                return Ok(Some(format!(
+                    "{} and {} are now the same object",
+                    self.name(prev),
+                    self.name(k)
+                )));
             }
-            for &k in others {
-                if let Some(&prev) = seen.get(b.tensor(k)?.object.as_str()) {
-                    return Ok(Some(format!(
-                        "{} and {} are now the same object",
-                        self.name(prev),
-                        self.name(k)
-                    )));
-                }
+        }
+        for &k in others {
+            if let Some(&prev) = seen.get(b.tensor(k)?.object.as_str()) {
+                return Ok(Some(format!(
+                    "{} and {} are now the same object",
+                    self.name(prev),
+                    self.name(k)
+                )));
             }
-            None
-        })
+        }
+        Ok(None)
     }
 
     fn storage_partition(
@@ -92,39 +90,37 @@ impl GuardSet {
         groups: &[Vec<usize>],
         others: &[usize],
     ) -> Result<Option<String>, CheckError> {
-        Ok({
-            let mut owner: HashMap<&str, usize> = HashMap::new();
-            for (g, grp) in groups.iter().enumerate() {
-                let Some(&first) = grp.first() else { continue };
-                let st = b.tensor(first)?.storage.as_str();
-                for &k in &grp[1..] {
-                    if b.tensor(k)?.storage != st {
-                        return Ok(Some(format!(
-                            "{} left the storage of {} (storage identity changed)",
-                            self.name(k),
-                            self.name(first)
-                        )));
-                    }
-                }
-                if let Some(other) = owner.insert(st, g) {
+        let mut owner: HashMap<&str, usize> = HashMap::new();
+        for (g, grp) in groups.iter().enumerate() {
+            let Some(&first) = grp.first() else { continue };
+            let st = b.tensor(first)?.storage.as_str();
+            for &k in &grp[1..] {
+                if b.tensor(k)?.storage != st {
                     return Ok(Some(format!(
-                        "{} now shares a storage with {} (distinct at compile time)",
-                        self.name(first),
-                        self.name(groups[other][0])
-                    )));
-                }
-            }
-            for &k in others {
-                if let Some(&g) = owner.get(b.tensor(k)?.storage.as_str()) {
-                    return Ok(Some(format!(
-                        "{} now shares a storage with {} (distinct at compile time)",
+                        "{} left the storage of {} (storage identity changed)",
                         self.name(k),
-                        self.name(groups[g][0])
+                        self.name(first)
                     )));
                 }
             }
-            None
-        })
+            if let Some(other) = owner.insert(st, g) {
+                return Ok(Some(format!(
+                    "{} now shares a storage with {} (distinct at compile time)",
+                    self.name(first),
+                    self.name(groups[other][0])
+                )));
+            }
+        }
+        for &k in others {
+            if let Some(&g) = owner.get(b.tensor(k)?.storage.as_str()) {
+                return Ok(Some(format!(
+                    "{} now shares a storage with {} (distinct at compile time)",
+                    self.name(k),
+                    self.name(groups[g][0])
+                )));
+            }
+        }
+        Ok(None)
     }
 
     fn shape(&self, b: &Bound, e: &Expr) -> Result<Option<String>, CheckError> {
@@ -143,47 +139,45 @@ impl GuardSet {
         strides: &[Vec<Expr>],
         offsets: &[Expr],
     ) -> Result<Option<String>, CheckError> {
-        Ok({
-            let ts = match one_storage(members, b)? {
-                Ok(ts) => ts,
-                Err(why) => return Ok(Some(why)),
-            };
-            for (j, t) in ts.iter().map(|t| &t.view).enumerate() {
-                let who = self.name(members[j]);
-                if t.sizes.len() != sizes[j].len() {
+        let ts = match one_storage(members, b)? {
+            Ok(ts) => ts,
+            Err(why) => return Ok(Some(why)),
+        };
+        for (j, t) in ts.iter().map(|t| &t.view).enumerate() {
+            let who = self.name(members[j]);
+            if t.sizes.len() != sizes[j].len() {
+                return Ok(Some(format!(
+                    "{who} has rank {}, compiled for {}",
+                    t.sizes.len(),
+                    sizes[j].len()
+                )));
+            }
+            // (what, dim, compiled, actual); described only on failure.
+            let fields = (0..t.sizes.len())
+                .flat_map(|d| {
+                    [
+                        ("size", d, &sizes[j][d], t.sizes[d]),
+                        ("stride", d, &strides[j][d], t.strides[d]),
+                    ]
+                })
+                .chain([("storage offset", 0, &offsets[j], t.offset)]);
+            for (what, d, want, got) in fields {
+                let v = self.eval(want, b)?.ok().and_then(Value::as_int);
+                if v != Some(got) {
+                    let what = if what == "storage offset" {
+                        what.to_string()
+                    } else {
+                        format!("{what} {d}")
+                    };
                     return Ok(Some(format!(
-                        "{who} has rank {}, compiled for {}",
-                        t.sizes.len(),
-                        sizes[j].len()
+                        "{who} {what} is {got}, compiled for {}{}",
+                        with_sources(&self.pool.display(want.id).to_string(), &self.symbols),
+                        v.map_or(String::new(), |v| format!(" = {v}"))
                     )));
                 }
-                // (what, dim, compiled, actual); described only on failure.
-                let fields = (0..t.sizes.len())
-                    .flat_map(|d| {
-                        [
-                            ("size", d, &sizes[j][d], t.sizes[d]),
-                            ("stride", d, &strides[j][d], t.strides[d]),
-                        ]
-                    })
-                    .chain([("storage offset", 0, &offsets[j], t.offset)]);
-                for (what, d, want, got) in fields {
-                    let v = self.eval(want, b)?.ok().and_then(Value::as_int);
-                    if v != Some(got) {
-                        let what = if what == "storage offset" {
-                            what.to_string()
-                        } else {
-                            format!("{what} {d}")
-                        };
-                        return Ok(Some(format!(
-                            "{who} {what} is {got}, compiled for {}{}",
-                            with_sources(&self.pool.display(want.id).to_string(), &self.symbols),
-                            v.map_or(String::new(), |v| format!(" = {v}"))
-                        )));
-                    }
-                }
             }
-            None
-        })
+        }
+        Ok(None)
     }
 
     fn storage_overlap(
@@ -193,61 +187,59 @@ impl GuardSet {
         overlapping: usize,
         components: &[Vec<usize>],
     ) -> Result<Option<String>, CheckError> {
-        Ok({
-            let ts = match one_storage(members, b)? {
-                Ok(ts) => ts,
-                Err(why) => return Ok(Some(why)),
-            };
-            // Validated when the call was bound.
-            let views: Vec<ViewRef> = ts.iter().map(|t| t.view.view_ref()).collect();
-            let answer = analyze_view_refs(&views, DEFAULT_BUDGET);
-            // `answer.overlapping` is sorted; compile time listed the
-            // overlapping members first.
-            let same = answer.overlapping.len() == overlapping
-                && answer.overlapping.iter().enumerate().all(|(i, &j)| i == j);
-            let now_components = || -> Vec<Vec<usize>> {
-                let pairs: Vec<(usize, usize)> = answer.pairs.iter().map(|p| (p.a, p.b)).collect();
-                let mut c: Vec<Vec<usize>> = crate::overlap::components(members.len(), &pairs)
-                    .into_iter()
-                    .filter(|c| c.len() >= 2)
-                    .collect();
-                c.sort();
-                c
-            };
-            if same && !components.is_empty() && now_components() != *components {
-                let now: Vec<String> = now_components()
-                    .iter()
-                    .map(|c| {
-                        let names: Vec<&str> = c.iter().map(|&i| self.name(members[i])).collect();
-                        format!("[{}]", names.join(", "))
-                    })
-                    .collect();
-                Some(format!(
-                    "the same inputs overlap, but the overlap graph's components are now [{}]",
-                    now.join(", ")
-                ))
-            } else if same {
-                None
-            } else {
-                let undecided = answer
-                    .pairs
-                    .iter()
-                    .any(|p| matches!(p.verdict, Verdict::Undecided));
-                let now: Vec<&str> = answer
-                    .overlapping
-                    .iter()
-                    .map(|&i| self.name(members[i]))
-                    .collect();
-                Some(format!(
-                    "the overlapping set is now [{}]{}",
-                    now.join(", "),
-                    if undecided {
-                        " (some pair undecided within the search budget)"
-                    } else {
-                        ""
-                    }
-                ))
-            }
-        })
+        let ts = match one_storage(members, b)? {
+            Ok(ts) => ts,
+            Err(why) => return Ok(Some(why)),
+        };
+        // Validated when the call was bound.
+        let views: Vec<ViewRef> = ts.iter().map(|t| t.view.view_ref()).collect();
+        let answer = analyze_view_refs(&views, DEFAULT_BUDGET);
+        // `answer.overlapping` is sorted; compile time listed the
+        // overlapping members first.
+        let same = answer.overlapping.len() == overlapping
+            && answer.overlapping.iter().enumerate().all(|(i, &j)| i == j);
+        if !same {
+            let undecided = answer
+                .pairs
+                .iter()
+                .any(|p| matches!(p.verdict, Verdict::Undecided));
+            let now: Vec<&str> = answer
+                .overlapping
+                .iter()
+                .map(|&i| self.name(members[i]))
+                .collect();
+            return Ok(Some(format!(
+                "the overlapping set is now [{}]{}",
+                now.join(", "),
+                if undecided {
+                    " (some pair undecided within the search budget)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        if components.is_empty() {
+            return Ok(None);
+        }
+        let pairs: Vec<(usize, usize)> = answer.pairs.iter().map(|p| (p.a, p.b)).collect();
+        let mut now: Vec<Vec<usize>> = crate::overlap::components(members.len(), &pairs)
+            .into_iter()
+            .filter(|c| c.len() >= 2)
+            .collect();
+        now.sort();
+        if now == components {
+            return Ok(None);
+        }
+        let now: Vec<String> = now
+            .iter()
+            .map(|c| {
+                let names: Vec<&str> = c.iter().map(|&i| self.name(members[i])).collect();
+                format!("[{}]", names.join(", "))
+            })
+            .collect();
+        Ok(Some(format!(
+            "the same inputs overlap, but the overlap graph's components are now [{}]",
+            now.join(", ")
+        )))
     }
 }

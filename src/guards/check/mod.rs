@@ -29,7 +29,6 @@ use call::Bound;
 use hashbrown::HashMap;
 use prepare::{Builder, Expr, Prepared, Simple};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
 use thiserror::Error;
 
 /// The checker's answer.
@@ -213,8 +212,6 @@ pub struct GuardSet {
     pool: ExprPool,
     /// Every source a guard or a symbol reads.
     sources: Vec<String>,
-    /// Per source: its position in the last call that had it (a hint).
-    last_seen: Vec<AtomicU32>,
     prepared: Vec<Prepared>,
 }
 
@@ -241,7 +238,6 @@ impl GuardSet {
             guards: guards.to_vec(),
             symbols: symbols.clone(),
             pool: b.pool,
-            last_seen: (0..b.sources.len() as u32).map(AtomicU32::new).collect(),
             sources: b.sources,
             prepared,
         })
@@ -296,45 +292,25 @@ impl GuardSet {
         Ok(Outcome::Pass)
     }
 
-    /// Resolves every source to the call's input. Calls of one compiled
-    /// graph list their inputs in the same order: the position where each
-    /// source was found last time is tried first, and the call is indexed
-    /// by source only on a miss.
+    /// Resolves every source to the call's input (one index of the call's
+    /// sources, which also rejects a source given twice).
     ///
     /// Every tensor a guard reads is validated here, once: ranks agree, no
     /// negative size, stride or offset, itemsize at least 1, every byte
     /// address fits 64 bits (bad input, not a failing guard).
     fn bind<'c>(&'c self, call: &'c Call) -> Result<Bound<'c>, CheckError> {
-        // A source given twice would make the answer depend on which one is
-        // read: bad input. (One pass over the call's sources.)
-        let mut given: hashbrown::HashSet<&str> =
-            hashbrown::HashSet::with_capacity(call.inputs.len());
+        // One index of the call's sources; a source given twice would make
+        // the answer depend on which one is read: bad input.
+        let mut index: HashMap<&str, &CallInput> = HashMap::with_capacity(call.inputs.len());
         for x in &call.inputs {
-            if !given.insert(x.source.as_str()) {
+            if index.insert(x.source.as_str(), x).is_some() {
                 return Err(CheckError::DuplicateSource(x.source.clone()));
             }
         }
-        let mut index: Option<HashMap<&str, usize>> = None;
         let inputs: Vec<Option<&CallInput>> = self
             .sources
             .iter()
-            .zip(&self.last_seen)
-            .map(|(s, seen)| {
-                let at = seen.load(Ordering::Relaxed) as usize;
-                if let Some(x) = call.inputs.get(at).filter(|x| &x.source == s) {
-                    return Some(x);
-                }
-                let m = index.get_or_insert_with(|| {
-                    call.inputs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, x)| (x.source.as_str(), i))
-                        .collect()
-                });
-                let i = *m.get(s.as_str())?;
-                seen.store(i as u32, Ordering::Relaxed);
-                Some(&call.inputs[i])
-            })
+            .map(|s| index.get(s.as_str()).copied())
             .collect();
         for (k, x) in inputs.iter().enumerate() {
             if let Some(t) = x.and_then(|x| x.tensor.as_ref()) {
@@ -431,7 +407,6 @@ mod tests {
                 guards: vec![],
                 symbols: symbols.clone(),
                 pool: b.pool,
-                last_seen: vec![AtomicU32::new(0)],
                 sources: b.sources,
                 prepared: vec![],
             };
