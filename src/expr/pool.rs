@@ -367,6 +367,17 @@ impl ExprPool {
                         }
                     }
                 }
+                // `c * (-1*x)` is `(-c)*x` exactly for the same reason: a
+                // float product's sign lives in its constant alone, so
+                // `- c*(-x)` and `+ c*x` print, and read back, alike.
+                if let (Some(Wide::Float(c)), Node::Mul(fs)) = (self.as_const(acc), self.node(o)) {
+                    if fs.len() >= 2 && matches!(*self.node(fs[0]), Node::Int(-1)) {
+                        let rest = fs[1..].to_vec();
+                        let rest = self.mul(&rest);
+                        let neg = self.float(-c);
+                        return self.fold_or_intern(Node::Mul(vec![neg, rest].into()));
+                    }
+                }
                 self.fold_or_intern(Node::Mul(vec![acc, o].into()))
             });
         }
