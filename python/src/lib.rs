@@ -1,0 +1,251 @@
+//! `symalias._native`: the thin PyO3 layer under the `symalias` Python package.
+//!
+//! Every entry point takes the FORMATS.md documents as JSON text and returns
+//! JSON text: the Python package (`python/symalias/`) builds the documents
+//! from typed arguments and turns the answers into typed result objects.
+//! Bad input raises `symalias.InputError` (a `ValueError`) carrying the same
+//! located message as the CLI, without the line number. Every analysis runs
+//! with the GIL released, on a worker thread with the CLI's 64 MB stack (the
+//! depth limits of the parser bound recursion; the large stack keeps the
+//! margin the CLI has), and under the time bound it is given.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use symalias::analysis::{Analyzer, AnalyzerOptions};
+use symalias::io::{
+    load_env, load_expr, parse_line, prepare_guards, run_overlap_case, run_program, ExprCase,
+    GuardDoc, InputError as EngineInputError, OutcomeDoc, OverlapCase, ProgramDoc,
+};
+use symalias::simplify::{simplify as engine_simplify, Limits, SimplifyOptions};
+use symalias::Call;
+
+create_exception!(
+    _native,
+    InputError,
+    PyValueError,
+    "Bad input: the message names the case and the field, as the CLI's does."
+);
+
+/// Stack of the worker thread an analysis runs on (the CLI's batch workers' size).
+const WORKER_STACK: usize = 64 << 20;
+
+/// Runs `f` on a worker thread with a large stack, with the GIL released.
+fn on_worker<R: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> PyResult<R> {
+    py.detach(|| {
+        std::thread::Builder::new()
+            .name("symalias".into())
+            .stack_size(WORKER_STACK)
+            .spawn(f)
+            .map_err(|e| format!("cannot start the analysis thread: {e}"))?
+            .join()
+            .map_err(|p| {
+                let what = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "unknown panic".into());
+                format!("internal error in symalias (please report): {what}")
+            })
+    })
+    .map_err(PyRuntimeError::new_err)
+}
+
+fn input_error(e: EngineInputError) -> PyErr {
+    InputError::new_err(e.to_string())
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("result documents serialise")
+}
+
+fn time_limit(ms: Option<u64>, default: Duration) -> Duration {
+    ms.map(Duration::from_millis).unwrap_or(default)
+}
+
+/// Answers one overlap case (FORMATS.md §3, one JSON object) with its result
+/// line: the exact classification at the hints, and for symbolic cases
+/// whether it is proved for all shapes, with the guards that keep it true.
+#[pyfunction]
+#[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None))]
+fn overlap(
+    py: Python<'_>,
+    case: String,
+    prove: bool,
+    simplify: bool,
+    time_limit_ms: Option<u64>,
+    budget: Option<u64>,
+) -> PyResult<String> {
+    on_worker(py, move || {
+        let parsed = parse_line::<OverlapCase>(1, &case);
+        let id = parsed.id.clone();
+        let case = parsed.value?;
+        let mut opts = AnalyzerOptions {
+            prove,
+            ..AnalyzerOptions::default()
+        };
+        if !simplify {
+            opts.simplify = None;
+        }
+        opts.proof.time_limit = time_limit(time_limit_ms, opts.proof.time_limit);
+        if let Some(b) = budget {
+            opts.budget = b;
+            opts.proof.budget = b;
+        }
+        run_overlap_case(&case, &mut Analyzer::new(opts), false)
+            .map(|r| to_json(&r))
+            .map_err(|mut e| {
+                e.id = e.id.or(id);
+                e
+            })
+    })?
+    .map_err(|mut e| {
+        e.line = None;
+        input_error(e)
+    })
+}
+
+/// Analyses one program (FORMATS.md §5, one JSON document): its result document.
+#[pyfunction]
+#[pyo3(signature = (program, *, time_limit_ms = None, max_intermediate_bases = None))]
+fn analyze(
+    py: Python<'_>,
+    program: String,
+    time_limit_ms: Option<u64>,
+    max_intermediate_bases: Option<usize>,
+) -> PyResult<String> {
+    on_worker(py, move || {
+        let parsed = parse_line::<ProgramDoc>(1, &program);
+        let id = parsed.id.clone();
+        let doc = parsed.value?;
+        let mut opts = AnalyzerOptions::default();
+        opts.proof.time_limit = time_limit(time_limit_ms, opts.proof.time_limit);
+        if let Some(m) = max_intermediate_bases {
+            opts.max_intermediate_bases = m;
+        }
+        run_program(&doc, &mut Analyzer::new(opts))
+            .map(|r| to_json(&r))
+            .map_err(|mut e| {
+                e.id = e.id.or(id);
+                e
+            })
+    })?
+    .map_err(|mut e| {
+        e.line = None;
+        input_error(e)
+    })
+}
+
+/// Simplifies one expression case (FORMATS.md §4): its result line.
+#[pyfunction]
+#[pyo3(signature = (case, *, time_limit_ms = None))]
+fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResult<String> {
+    on_worker(py, move || {
+        let start = std::time::Instant::now();
+        let parsed = parse_line::<ExprCase>(1, &case);
+        let id = parsed.id.clone();
+        let located = |mut e: EngineInputError| {
+            e.id = e.id.or_else(|| id.clone());
+            e
+        };
+        let case = parsed.value?;
+        let mut scope = load_env(&case.symbols, &case.assumptions).map_err(located)?;
+        let e = load_expr(&mut scope, "expr", &case.expr, false).map_err(located)?;
+        let opts = SimplifyOptions {
+            limits: Limits {
+                time: time_limit(time_limit_ms, Limits::default().time),
+                ..Limits::default()
+            },
+            explain: false,
+        };
+        let s = engine_simplify(&mut scope.pool, &scope.env, e, &opts);
+        Ok(serde_json::json!({
+            "id": case.id,
+            "expr": scope.pool.display(s.expr).to_string(),
+            "size_in": s.size_in,
+            "size_out": s.size_out,
+            "stop": s.stop.to_string(),
+            "micros": start.elapsed().as_micros() as u64,
+        })
+        .to_string())
+    })?
+    .map_err(|mut e: EngineInputError| {
+        e.line = None;
+        input_error(e)
+    })
+}
+
+/// Parses an expression and prints it in the engine's canonical form.
+#[pyfunction]
+fn parse(py: Python<'_>, expr: String) -> PyResult<String> {
+    on_worker(py, move || {
+        let mut pool = symalias::ExprPool::new();
+        symalias::parse(&mut pool, &expr)
+            .map(|e| pool.display(e).to_string())
+            .map_err(|e| e.to_string())
+    })?
+    .map_err(InputError::new_err)
+}
+
+/// A guard list prepared once for checking many calls (FORMATS.md §6).
+#[pyclass(module = "symalias._native", frozen)]
+struct GuardSet {
+    set: symalias::GuardSet,
+    count: usize,
+}
+
+#[pymethods]
+impl GuardSet {
+    /// Prepares the `guards` (and `symbols`: name → source) of a result
+    /// document given as JSON text.
+    #[new]
+    fn new(result: &str) -> PyResult<Self> {
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            guards: Vec<GuardDoc>,
+            #[serde(default)]
+            symbols: Option<BTreeMap<String, String>>,
+        }
+        let doc: Doc = serde_json::from_str(result)
+            .map_err(|e| InputError::new_err(format!("result: {e}")))?;
+        let symbols = doc.symbols.unwrap_or_default();
+        let set = prepare_guards(&doc.guards, &symbols).map_err(input_error)?;
+        Ok(GuardSet {
+            set,
+            count: doc.guards.len(),
+        })
+    }
+
+    /// Checks the guards on one call (FORMATS.md §6, JSON text): the outcome
+    /// document, `{"pass": true}` or the first failing guard and why.
+    fn check(&self, py: Python<'_>, call: &str) -> PyResult<String> {
+        let call: Call =
+            serde_json::from_str(call).map_err(|e| InputError::new_err(format!("call: {e}")))?;
+        let outcome = py
+            .detach(|| self.set.check(&call))
+            .map_err(|e| InputError::new_err(format!("call: {e}")))?;
+        Ok(to_json(&OutcomeDoc::from(&outcome)))
+    }
+
+    fn __len__(&self) -> usize {
+        self.count
+    }
+}
+
+/// The `symalias._native` module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(overlap, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(simplify, m)?)?;
+    m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_class::<GuardSet>()?;
+    Ok(())
+}

@@ -1,0 +1,389 @@
+"""symalias: exact, symbolic-shape-aware alias and overlap analysis.
+
+The engine is Rust (``symalias._native``); this package builds its input
+documents (FORMATS.md) from typed Python arguments and returns typed result
+objects. ``symalias.torch`` plugs it into ``torch.compile``.
+
+>>> import symalias
+>>> r = symalias.overlap([
+...     symalias.TensorLayout(sizes=[4, 4], strides=[9, 1], storage_offset=0),
+...     symalias.TensorLayout(sizes=[4, 4], strides=[9, 1], storage_offset=9),
+... ])
+>>> r.overlapping, r.invariant
+((0, 1), True)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence, Set, Tuple, Union
+
+from . import _native
+from ._native import InputError
+
+__all__ = [
+    "InputError",
+    "Symbol",
+    "TensorLayout",
+    "Witness",
+    "Pair",
+    "Guard",
+    "OverlapResult",
+    "SimplifyResult",
+    "ProgramResult",
+    "Outcome",
+    "GuardSet",
+    "overlap",
+    "analyze",
+    "simplify",
+    "parse",
+    "compute_overlapping_tensors",
+    "overlap_tensors",
+]
+
+__version__: str = _native.__version__
+
+#: An integer, or an expression in FORMATS.md §1 text (``"s0*4 + 2"``).
+Dim = Union[int, str]
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A shape symbol: its example value, inclusive range and run-time source."""
+
+    hint: int
+    min: Optional[int] = None
+    max: Optional[int] = None
+    source: Optional[str] = None
+
+    def _doc(self) -> dict:
+        d: dict = {"hint": self.hint, "min": self.min, "max": self.max}
+        if self.source is not None:
+            d["source"] = self.source
+        return d
+
+
+@dataclass(frozen=True)
+class TensorLayout:
+    """One view of the storage: sizes, strides and offset in elements
+    (integers or expressions), ``itemsize`` in bytes, and its source."""
+
+    sizes: Sequence[Dim]
+    strides: Sequence[Dim]
+    storage_offset: Dim = 0
+    itemsize: int = 1
+    source: Optional[str] = None
+
+    def _doc(self) -> dict:
+        d: dict = {
+            "sizes": list(self.sizes),
+            "strides": list(self.strides),
+            "storage_offset": self.storage_offset,
+            "itemsize": self.itemsize,
+        }
+        if self.source is not None:
+            d["source"] = self.source
+        return d
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A byte both tensors of a pair reach, and the indices reaching it."""
+
+    address: int
+    index_a: Tuple[int, ...]
+    index_b: Tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One listed pair: overlapping at the hints (or undecided), and how
+    sure: ``proved``, ``refuted``, ``hint_only`` or ``unknown``."""
+
+    a: int
+    b: int
+    overlap: bool
+    proof: str
+    witness: Optional[Witness] = None
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A guard of a result: ``kind`` (``storage_overlap``, ``shape``,
+    ``layout``, ``duplicate_input``, ...), its text, and its fields."""
+
+    kind: str
+    text: str
+    fields: Mapping[str, Any]
+    reason: str = ""
+
+
+def _guard(doc: Mapping[str, Any]) -> Guard:
+    d = dict(doc)
+    kind = d.pop("kind")
+    reason = d.pop("reason", "")
+    d.pop("fast_path", None)
+    if kind == "shape":
+        text = d["expr"]
+    elif kind == "storage_overlap":
+        text = "StorageOverlap(overlapping=[{}], non_overlapping=[{}])".format(
+            ", ".join(d["overlapping"]), ", ".join(d["non_overlapping"])
+        )
+    else:
+        text = "{}({})".format(kind, ", ".join(f"{k}={v!r}" for k, v in sorted(d.items())))
+    return Guard(kind=kind, text=text, fields=d, reason=reason)
+
+
+@dataclass(frozen=True)
+class OverlapResult:
+    """The answer for one group of views of one storage (FORMATS.md §3)."""
+
+    id: str
+    #: Tensor indices whose footprint meets another's, at the hints (sorted).
+    overlapping: Tuple[int, ...]
+    non_overlapping: Tuple[int, ...]
+    #: True: proved for every allowed shape; False: refuted; None: undecided.
+    invariant: Optional[bool]
+    #: What keeps the classification true at run time (empty when proved).
+    guards: Tuple[Guard, ...]
+    #: Every overlapping (or undecided) pair; pairs not listed are disjoint.
+    pairs: Tuple[Pair, ...]
+    pairs_left_out: int
+    counterexample: Optional[Mapping[str, int]]
+    #: Symbol -> run-time source, for the symbols the guards use.
+    symbols: Mapping[str, str]
+    micros: int
+    #: The result line as JSON text (what ``GuardSet`` reads).
+    json: str = field(repr=False, compare=False)
+
+    @staticmethod
+    def _from_json(text: str) -> "OverlapResult":
+        d = json.loads(text)
+        pairs = tuple(
+            Pair(
+                a=p["a"],
+                b=p["b"],
+                overlap=p["overlap"],
+                proof=p["proof"],
+                witness=Witness(
+                    p["witness"]["address"],
+                    tuple(p["witness"]["index_a"]),
+                    tuple(p["witness"]["index_b"]),
+                )
+                if p.get("witness")
+                else None,
+            )
+            for p in d.get("pairs", [])
+        )
+        return OverlapResult(
+            id=d["id"],
+            overlapping=tuple(d["overlapping"]),
+            non_overlapping=tuple(d["non_overlapping"]),
+            invariant=d["invariant"],
+            guards=tuple(_guard(g) for g in d["guards"]),
+            pairs=pairs,
+            pairs_left_out=d.get("pairs_left_out", 0),
+            counterexample=d.get("counterexample"),
+            symbols=d.get("symbols", {}),
+            micros=d["micros"],
+            json=text,
+        )
+
+
+@dataclass(frozen=True)
+class SimplifyResult:
+    """A simplified expression (FORMATS.md §4) and why the rewriting stopped."""
+
+    id: str
+    expr: str
+    size_in: int
+    size_out: int
+    stop: str
+    micros: int
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    """The result document of ``analyze`` (FORMATS.md §5)."""
+
+    id: str
+    #: Duplicate-input removal: ``strategy``, ``keep_arg_mask``, ``add_dupe_map``.
+    dedupe: Mapping[str, Any]
+    #: Synthetic-base merging (``None`` when no group needed one).
+    synthetic_bases: Optional[Mapping[str, Any]]
+    #: One overlap result per storage group that was asked.
+    overlap: Tuple[Mapping[str, Any], ...]
+    meta: Mapping[str, Any]
+    signature: Optional[Mapping[str, Any]]
+    guards: Tuple[Guard, ...]
+    #: What a compiler would raise (e.g. aliased mutated inputs under export).
+    errors: Tuple[str, ...]
+    json: str = field(repr=False, compare=False)
+
+    @staticmethod
+    def _from_json(text: str) -> "ProgramResult":
+        d = json.loads(text)
+        return ProgramResult(
+            id=d.get("id", ""),
+            dedupe=d.get("dedupe", {}),
+            synthetic_bases=d.get("synthetic_bases"),
+            overlap=tuple(d.get("overlap", [])),
+            meta=d.get("meta", {}),
+            signature=d.get("signature"),
+            guards=tuple(_guard(g) for g in d.get("guards", [])),
+            errors=tuple(d.get("errors", [])),
+            json=text,
+        )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A guard check: pass, or the first failing guard and why."""
+
+    passed: bool
+    failed: Optional[str] = None
+    reason: Optional[str] = None
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+def _symbols_doc(symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]]) -> dict:
+    out: dict = {}
+    for name, s in (symbols or {}).items():
+        out[name] = s._doc() if isinstance(s, Symbol) else dict(s)
+    return out
+
+
+def _layout_doc(t: Union[TensorLayout, Mapping[str, Any]]) -> dict:
+    return t._doc() if isinstance(t, TensorLayout) else dict(t)
+
+
+def overlap(
+    tensors: Sequence[Union[TensorLayout, Mapping[str, Any]]],
+    symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]] = None,
+    assumptions: Iterable[str] = (),
+    *,
+    id: str = "case",
+    prove: bool = True,
+    simplify: bool = True,
+    time_limit_ms: Optional[int] = None,
+) -> OverlapResult:
+    """Which of these views of ONE storage overlap: exact at the hints, then
+    (for symbolic layouts) proved or refuted for every allowed shape, with the
+    guards that keep the answer true. Raises ``InputError`` on bad input."""
+    case = {
+        "id": id,
+        "symbols": _symbols_doc(symbols),
+        "assumptions": list(assumptions),
+        "tensors": [_layout_doc(t) for t in tensors],
+    }
+    text = _native.overlap(
+        json.dumps(case), prove=prove, simplify=simplify, time_limit_ms=time_limit_ms
+    )
+    return OverlapResult._from_json(text)
+
+
+def analyze(
+    program: Union[str, Mapping[str, Any]],
+    *,
+    time_limit_ms: Optional[int] = None,
+    max_intermediate_bases: Optional[int] = None,
+) -> ProgramResult:
+    """Runs the AOT metadata passes on a program (FORMATS.md §5: a mapping or
+    its JSON text): duplicate removal, synthetic bases, overlap, signature,
+    guards. Raises ``InputError`` on bad input."""
+    text = program if isinstance(program, str) else json.dumps(program)
+    out = _native.analyze(
+        text, time_limit_ms=time_limit_ms, max_intermediate_bases=max_intermediate_bases
+    )
+    return ProgramResult._from_json(out)
+
+
+def simplify(
+    expr: str,
+    symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]] = None,
+    assumptions: Iterable[str] = (),
+    *,
+    time_limit_ms: Optional[int] = None,
+) -> SimplifyResult:
+    """Simplifies an expression under the symbols' ranges and the assumptions."""
+    case = {
+        "id": "expr",
+        "symbols": _symbols_doc(symbols),
+        "assumptions": list(assumptions),
+        "expr": expr,
+    }
+    d = json.loads(_native.simplify(json.dumps(case), time_limit_ms=time_limit_ms))
+    return SimplifyResult(
+        id=d["id"],
+        expr=d["expr"],
+        size_in=d["size_in"],
+        size_out=d["size_out"],
+        stop=d["stop"],
+        micros=d["micros"],
+    )
+
+
+def parse(expr: str) -> str:
+    """Parses an expression and prints it in canonical form."""
+    return _native.parse(expr)
+
+
+class GuardSet:
+    """The guards of a result, prepared once, checked on many calls.
+
+    A call maps sources to concrete tensors, given as mappings with
+    ``object``, ``storage``, ``sizes``, ``strides``, ``storage_offset``,
+    ``itemsize`` (FORMATS.md §6), or to integer values.
+    """
+
+    def __init__(self, result: Union[OverlapResult, ProgramResult, str, Mapping[str, Any]]):
+        if isinstance(result, (OverlapResult, ProgramResult)):
+            text = result.json
+        elif isinstance(result, str):
+            text = result
+        else:
+            text = json.dumps(result)
+        self._set = _native.GuardSet(text)
+
+    def __len__(self) -> int:
+        return len(self._set)
+
+    def check(self, call: Union[str, Mapping[str, Any]]) -> Outcome:
+        """Checks every guard on one call; ``InputError`` when the call is
+        malformed or lacks a source a guard reads."""
+        if isinstance(call, str):
+            text = call
+        elif "inputs" in call:
+            text = json.dumps(call)
+        else:
+            inputs = []
+            for source, v in call.items():
+                if isinstance(v, int):
+                    inputs.append({"source": source, "value": v})
+                else:
+                    inputs.append({"source": source, "tensor": dict(v)})
+            text = json.dumps({"inputs": inputs})
+        d = json.loads(self._set.check(text))
+        return Outcome(passed=d["pass"], failed=d.get("failed"), reason=d.get("reason"))
+
+
+def overlap_tensors(tensors: Sequence[Any], *, prove: bool = True, symbolic: bool = True, sources: Optional[Sequence[str]] = None) -> OverlapResult:
+    """``overlap`` on torch tensors (real or fake) of one storage: layouts,
+    element sizes and, for SymInt layouts, symbols with their hints, ranges and
+    sources read from the ShapeEnv (without adding guards)."""
+    from ._tensors import case_of
+
+    case = case_of(tensors, symbolic=symbolic, sources=sources)
+    text = _native.overlap(json.dumps(case), prove=prove and bool(case["symbols"]))
+    return OverlapResult._from_json(text)
+
+
+def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -> Set[int]:
+    """Drop-in for ``torch._C._dynamo.guards.compute_overlapping_tensors``:
+    the indices of the tensors whose memory overlaps another's, exactly (at
+    the hints for SymInt layouts). Tensors of different storages are refused
+    (``ValueError``): torch's function assumes one storage without checking."""
+    return set(overlap_tensors(tensors, prove=False, symbolic=symbolic).overlapping)

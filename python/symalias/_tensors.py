@@ -1,0 +1,137 @@
+"""Overlap cases (FORMATS.md §3) from torch tensors, real or fake.
+
+Reads layouts without guarding: a SymInt's expression comes from its node,
+the symbols' hints, ranges and sources from the ShapeEnv's tables (never a
+comparison on a SymInt, which would add a guard).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+
+class UnbackedSymbolError(ValueError):
+    """A layout uses a data-dependent (unbacked) symbol: no hint to decide at."""
+
+
+class DifferentStoragesError(ValueError):
+    """The tensors are not all views of one storage."""
+
+
+def storage_key(t: Any) -> int:
+    """Identity of a tensor's storage (its StorageImpl)."""
+    return t.untyped_storage()._cdata
+
+
+def _source_name(src: Any) -> str:
+    n = src.name
+    return n() if callable(n) else n
+
+
+def _bound(v: Any) -> Optional[int]:
+    try:
+        import sympy
+
+        if v is None or v in (sympy.oo, -sympy.oo):
+            return None
+        from torch.utils._sympy.numbers import int_oo  # type: ignore
+
+        if v in (int_oo, -int_oo):
+            return None
+    except ImportError:  # pragma: no cover - torch ships sympy
+        pass
+    try:
+        return int(v)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+class _Symbols:
+    """The symbols met while converting, with their ShapeEnv facts."""
+
+    def __init__(self) -> None:
+        self.docs: Dict[str, dict] = {}
+
+    def field(self, x: Any, symbolic: bool) -> Any:
+        import torch
+
+        if not isinstance(x, torch.SymInt):
+            return int(x)
+        node = x.node
+        hint = node.maybe_as_int() if hasattr(node, "maybe_as_int") else None
+        if hint is not None:
+            return int(hint)
+        expr = node.expr
+        if not symbolic:
+            return self._value_at_hints(node, expr)
+        shape_env = node.shape_env
+        for s in sorted(expr.free_symbols, key=str):
+            self._declare(shape_env, s)
+        return str(expr)
+
+    def _hints(self, shape_env: Any) -> Any:
+        return getattr(shape_env, "backed_var_to_val", None) or shape_env.var_to_val
+
+    def _declare(self, shape_env: Any, s: Any) -> None:
+        name = str(s)
+        if name in self.docs:
+            return
+        hints = self._hints(shape_env)
+        if s not in hints:
+            raise UnbackedSymbolError(
+                f"symbol {name} is data-dependent (unbacked): it has no example value"
+            )
+        doc: dict = {"hint": int(hints[s])}
+        vr = shape_env.var_to_range.get(s)
+        if vr is not None:
+            doc["min"] = _bound(vr.lower)
+            doc["max"] = _bound(vr.upper)
+        sources = shape_env.var_to_sources.get(s) or []
+        if sources:
+            doc["source"] = _source_name(sources[0])
+        self.docs[name] = doc
+
+    def _value_at_hints(self, node: Any, expr: Any) -> int:
+        shape_env = node.shape_env
+        hints = self._hints(shape_env)
+        missing = [str(s) for s in expr.free_symbols if s not in hints]
+        if missing:
+            raise UnbackedSymbolError(
+                f"symbols {', '.join(sorted(missing))} are data-dependent (unbacked)"
+            )
+        return int(expr.xreplace({s: hints[s] for s in expr.free_symbols}))
+
+
+def case_of(
+    tensors: Sequence[Any], *, symbolic: bool = True, sources: Optional[Sequence[str]] = None
+) -> dict:
+    """The overlap case of ``tensors`` (all views of one storage)."""
+    tensors = list(tensors)
+    if sources is not None and len(sources) != len(tensors):
+        raise ValueError(f"{len(sources)} sources for {len(tensors)} tensors")
+    keys = [storage_key(t) for t in tensors]
+    if len(set(keys)) > 1:
+        first = keys[0]
+        other = next(i for i, k in enumerate(keys) if k != first)
+        raise DifferentStoragesError(
+            f"tensors[0] and tensors[{other}] are views of different storages; "
+            "compute_overlapping_tensors compares views of one storage "
+            "(group the tensors by storage first)"
+        )
+    syms = _Symbols()
+    docs: List[dict] = []
+    for i, t in enumerate(tensors):
+        doc = {
+            "sizes": [syms.field(x, symbolic) for x in t.shape],
+            "strides": [syms.field(x, symbolic) for x in t.stride()],
+            "storage_offset": syms.field(t.storage_offset(), symbolic),
+            "itemsize": int(t.element_size()),
+            "source": sources[i] if sources is not None else f"tensors[{i}]",
+        }
+        docs.append(doc)
+    return {
+        "id": "compute_overlapping_tensors",
+        "symbols": syms.docs,
+        "assumptions": [],
+        "tensors": docs,
+    }
