@@ -190,3 +190,17 @@ fn fuzz_find_negated_factor_in_a_float_product() {
     let back = parse(&mut pool, &printed).unwrap();
     assert_eq!(pool.display(back).to_string(), printed);
 }
+
+/// Seventh expr_roundtrip find: a product of constants beyond i64 reached a
+/// sum as a coefficient times a constant rest, and took another place among
+/// the terms than the same product read back.
+#[test]
+fn fuzz_find_constant_rest_of_a_scaled_term() {
+    use symalias::expr::{parse, ExprPool};
+    let text = "s---1-----------------12*(s77 + No-(s76 - 1) + No---------------------1-------------(-----------------1-------12*-------------12*(s77 - 1) + No-(s76 - 1) + No---------------2-----1-------------------------------(s87 - 1) + No-(s76 - 1) + No------ + No------12*(s77 - 1) + No-(s76 - 1) + No---------------------1------s693336-01446875051*600609946995-01451465078*600609946927*612736-01451465078*600609946995-01451465078*600609946927*61-------------------------2-----------t1) + No--------- +1) + No--12*(s77 - 1) + No-(s76 - 1-----12*(s77 - 1) + No-(s76 - 1) + No------1) + No-(s76 - 1-----12*-------------12*(s77 - 1) + No-(s76 - 1) + No---------------2-----1-------------------------------(s87 - 1) + No-(s76 - 1) + No------ + No------12*(s270377 - 1) + No-(s76 - 1) + No---------------------1-------------------------------2-----------t1) + No---------------------1----------------_merge_tester2---------------1-----------t1";
+    let mut pool = ExprPool::new();
+    let e = parse(&mut pool, text).unwrap();
+    let printed = pool.display(e).to_string();
+    let back = parse(&mut pool, &printed).unwrap();
+    assert_eq!(pool.display(back).to_string(), printed);
+}

@@ -243,6 +243,10 @@ impl ExprPool {
         // A rest that still holds constants (their product left i64) is
         // scaled through `mul`, which puts such products in their one
         // canonical form.
+        if matches!(self.node(rest), Node::Int(_)) {
+            let c = self.int(coef);
+            return self.mul(&[c, rest]);
+        }
         if let Node::Mul(fs) = self.node(rest) {
             if fs.iter().any(|&f| matches!(self.node(f), Node::Int(_))) {
                 let c = self.int(coef);
