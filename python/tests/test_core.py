@@ -1,0 +1,221 @@
+"""The typed core API: overlap, analyze, simplify, parse, GuardSet."""
+
+import itertools
+import json
+import pathlib
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+
+import symalias
+from symalias import Symbol, TensorLayout
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def footprint(sizes, strides, offset, itemsize=1):
+    """Every byte a view reaches (brute force)."""
+    out = set()
+    for idx in itertools.product(*[range(n) for n in sizes]):
+        e = offset + sum(i * s for i, s in zip(idx, strides))
+        out.update(range(e * itemsize, (e + 1) * itemsize))
+    return out
+
+
+def cli():
+    for profile in ("release", "debug"):
+        p = ROOT / "target" / profile / "symalias"
+        if p.exists():
+            return str(p)
+    found = shutil.which("symalias")
+    if found is None:
+        pytest.skip("the symalias binary is not built (cargo build --release)")
+    return found
+
+
+def test_b0_overlap_is_found_with_a_real_witness():
+    # PyTorch's bug B0: torch calls these two views disjoint.
+    a = TensorLayout(sizes=[4, 4], strides=[9, 1], storage_offset=0, source="L['a']")
+    b = TensorLayout(sizes=[4, 4], strides=[9, 1], storage_offset=9, source="L['b']")
+    r = symalias.overlap([a, b])
+    assert r.overlapping == (0, 1)
+    assert r.invariant is True and r.guards == ()
+    (pair,) = r.pairs
+    w = pair.witness
+    assert w is not None
+    assert w.address in footprint([4, 4], [9, 1], 0) & footprint([4, 4], [9, 1], 9)
+    assert w.address == sum(i * s for i, s in zip(w.index_a, [9, 1]))
+    assert w.address == 9 + sum(i * s for i, s in zip(w.index_b, [9, 1]))
+
+
+def test_itemsizes_compare_bytes():
+    # float32 element 2 is bytes 8..12; a uint8 view of bytes 8..11 meets it.
+    f32 = TensorLayout(sizes=[1], strides=[1], storage_offset=2, itemsize=4)
+    u8 = TensorLayout(sizes=[4], strides=[1], storage_offset=8, itemsize=1)
+    u8_next = TensorLayout(sizes=[4], strides=[1], storage_offset=12, itemsize=1)
+    assert symalias.overlap([f32, u8]).overlapping == (0, 1)
+    assert symalias.overlap([f32, u8_next]).overlapping == ()
+
+
+def test_symbolic_column_split_is_proved_disjoint():
+    s = {"s0": Symbol(hint=4, min=2, source="L['x'].size()[0]")}
+    a = TensorLayout(sizes=["s0", 4], strides=[8, 1], storage_offset=0, itemsize=4)
+    b = TensorLayout(sizes=["s0", 4], strides=[8, 1], storage_offset=4, itemsize=4)
+    r = symalias.overlap([a, b], s)
+    assert r.overlapping == () and r.non_overlapping == (0, 1)
+    assert r.invariant is True
+    assert r.guards == ()
+
+
+def test_refuted_verdict_comes_with_a_real_counterexample_and_a_guard():
+    # b starts at s1: disjoint at the hint, overlapping when s1 < 4.
+    s = {
+        "s1": Symbol(hint=8, min=2, max=100, source="L['b'].storage_offset()"),
+    }
+    a = TensorLayout(sizes=[4], strides=[1], storage_offset=0, source="L['a']")
+    b = TensorLayout(sizes=[4], strides=[1], storage_offset="s1", source="L['b']")
+    r = symalias.overlap([a, b], s)
+    assert r.overlapping == ()
+    assert r.invariant is False
+    assert any(g.kind == "storage_overlap" for g in r.guards)
+    cx = r.counterexample
+    assert cx is not None
+    at = symalias.overlap([a, TensorLayout([4], [1], cx["s1"])])
+    assert at.overlapping != r.overlapping
+    # The guard set keeps the classification: a disjoint call passes, an
+    # overlapping one fails, naming the StorageOverlap guard.
+    gs = symalias.GuardSet(r)
+    ok = gs.check(
+        {
+            "L['a']": {"object": "a", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 0},
+            "L['b']": {"object": "b", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 20},
+        }
+    )
+    assert ok.passed and bool(ok)
+    bad = gs.check(
+        {
+            "L['a']": {"object": "a", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 0},
+            "L['b']": {"object": "b", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 2},
+        }
+    )
+    assert not bad.passed
+    assert bad.failed is not None and bad.reason
+
+
+def test_guardset_rejects_a_call_missing_a_source():
+    s = {"s1": Symbol(hint=8, min=2, max=100, source="L['b'].storage_offset()")}
+    r = symalias.overlap(
+        [
+            TensorLayout([4], [1], 0, source="L['a']"),
+            TensorLayout([4], [1], "s1", source="L['b']"),
+        ],
+        s,
+    )
+    gs = symalias.GuardSet(r)
+    with pytest.raises(symalias.InputError, match=r"L\['b'\]"):
+        gs.check({"L['a']": {"object": "a", "storage": "S", "sizes": [4], "strides": [1]}})
+
+
+@pytest.mark.parametrize(
+    "tensors, field",
+    [
+        ([{"sizes": ["s0+"], "strides": [1]}], "tensors[0].sizes[0]"),
+        ([{"sizes": [2], "strides": [1]}, {"sizes": [-1], "strides": [1]}], "tensors[1].sizes[0]"),
+        ([{"sizes": [2], "strides": ["1//0"]}], "tensors[0].strides[0]"),
+        ([{"sizes": [2], "strides": [1], "storage_offset": "Foo(1)"}], "tensors[0].storage_offset"),
+        ([{"sizes": [2**62], "strides": [2**62]}], "tensors[0]"),
+    ],
+)
+def test_bad_input_raises_the_clis_located_message(tensors, field):
+    case = {"id": "bad", "symbols": {}, "assumptions": [], "tensors": tensors}
+    with pytest.raises(symalias.InputError) as info:
+        symalias.overlap(tensors, id="bad")
+    message = str(info.value)
+    assert isinstance(info.value, ValueError)
+    assert f"field `{field}" in message
+    out = subprocess.run(
+        [cli(), "overlap", "-"], input=json.dumps(case), capture_output=True, text=True
+    )
+    assert out.returncode != 0
+    err = json.loads(out.stdout.splitlines()[0])["error"]
+    assert err == "line 1, " + message
+
+
+def test_hint_outside_its_range_is_bad_input():
+    with pytest.raises(symalias.InputError, match="s0"):
+        symalias.overlap([TensorLayout(["s0"], [1])], {"s0": Symbol(hint=1, min=2)})
+
+
+def test_the_gil_is_released_during_analysis():
+    line = (ROOT / "tests/data/repro/01_hang_z3_h4.jsonl").read_text().splitlines()[0]
+    case = json.loads(line)
+    done = threading.Event()
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        symalias.overlap(
+            case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=600
+        )
+        span["end"] = time.perf_counter()
+        done.set()
+
+    t = threading.Thread(target=work)
+    ticks = []
+    t.start()
+    while not done.is_set():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    t.join()
+    inside = [x for x in ticks if span["start"] < x < span["end"]]
+    assert span["end"] - span["start"] > 0.05
+    # With the GIL held the main thread could not run at all meanwhile.
+    assert len(inside) >= 10
+
+
+def test_time_bound_is_honoured():
+    line = (ROOT / "tests/data/repro/01_hang_z3_h4.jsonl").read_text().splitlines()[0]
+    case = json.loads(line)
+    start = time.perf_counter()
+    r = symalias.overlap(
+        case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=200
+    )
+    elapsed = time.perf_counter() - start
+    assert elapsed < 5.0, elapsed
+    # Whatever was not proved in time is not claimed.
+    if r.invariant is not True:
+        assert r.guards
+
+
+def test_simplify_and_parse():
+    r = symalias.simplify("Mod(4*s0 + 8, 4)", {"s0": Symbol(hint=3, min=2)})
+    assert r.expr == "0"
+    assert r.size_out <= r.size_in
+    assert symalias.parse("2*s0 + s0") == "3*s0"
+    with pytest.raises(symalias.InputError, match="column"):
+        symalias.parse("s0 +")
+
+
+def test_analyze_matches_the_cli():
+    path = ROOT / "tests/programs/41-b0-overlap-missed-by-pytorch.json"
+    text = path.read_text()
+    r = symalias.analyze(text)
+    out = subprocess.run([cli(), "analyze", str(path)], capture_output=True, text=True)
+    expected = json.loads(out.stdout)
+    got = json.loads(r.json)
+    for d in (expected, got):
+        for g in d.get("overlap", []):
+            g.pop("micros", None)
+    assert got == expected
+    assert r.synthetic_bases is not None
+    assert r.errors == tuple(expected.get("errors", []))
+
+
+def test_analyze_bad_program_names_the_programs_field():
+    doc = json.loads((ROOT / "tests/programs/41-b0-overlap-missed-by-pytorch.json").read_text())
+    doc["inputs"][0]["tensor"]["strides"][0] = -5
+    with pytest.raises(symalias.InputError, match=r"inputs\[0\]\.tensor"):
+        symalias.analyze(doc)
