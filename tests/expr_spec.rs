@@ -204,3 +204,18 @@ fn fuzz_find_constant_rest_of_a_scaled_term() {
     let back = parse(&mut pool, &printed).unwrap();
     assert_eq!(pool.display(back).to_string(), printed);
 }
+
+/// Eighth expr_roundtrip find: a float product of constants that overflows
+/// folded to `inf`, printed as `inf`, and read back as a symbol. Constants
+/// that are not finite are not folded (the lexer rejects them too).
+#[test]
+fn fuzz_find_float_fold_to_infinity() {
+    use symalias::expr::{parse, ExprPool};
+    let text = "s051+4*65078*77685*000000015451*77685.01*000101465078*6854775614954*65078*7754775614954*65078*77685*000005015451*77685*01*000001465078*68549565078*6854778*685477561414954*65078*77685*000000015451*77685*01*000001465078*68549565078*6854778*685477561495265078*686895265078*68685*000000015451*77685*01*000001465078*68549565078*6854778*685477561490015451*77685*01*000001465078*68549565078*6854778*685477561495265078*686895265078*68685*000000015451*77685*01*000001465078*68549565078*68545265078*6854778*FloorDiv6854775614952";
+    let mut pool = ExprPool::new();
+    let e = parse(&mut pool, text).unwrap();
+    let printed = pool.display(e).to_string();
+    assert!(!printed.contains("inf"), "{printed}");
+    let back = parse(&mut pool, &printed).unwrap();
+    assert_eq!(pool.display(back).to_string(), printed);
+}

@@ -559,6 +559,9 @@ class Explanation:
                     lines.append("  verdict: static shapes")
                 for gd in g.result.guards:
                     lines.append(f"  symalias guard: {gd.text}")
+                if g.result.guards and g.result.symbols:
+                    where = ", ".join(f"{k} = {v}" for k, v in sorted(g.result.symbols.items()))
+                    lines.append(f"  where {where}")
             lines.append(f"  run-time guard: {'; '.join(g.guard) if g.guard else 'none'}")
         if self.eager_fallbacks:
             lines.append(f"{self.eager_fallbacks} frame(s) ran eagerly (views of different dtypes)")

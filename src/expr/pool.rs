@@ -186,6 +186,9 @@ impl ExprPool {
     fn constant(&mut self, w: Wide) -> Option<ExprId> {
         match w {
             Wide::Int(v) => i64::try_from(v).ok().map(|v| self.int(v)),
+            // No text reads back an infinite or NaN constant (the lexer
+            // rejects them): such a fold is kept as the operation.
+            Wide::Float(f) if !f.is_finite() => None,
             Wide::Float(f) => Some(self.float(f)),
             Wide::Bool(b) => Some(self.bool(b)),
         }

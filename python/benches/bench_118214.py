@@ -1,0 +1,86 @@
+"""The pytorch#118214 workload: ``f(*args): for a in args: a.add_(1)`` on
+``torch.ones(10 * n).split(10)`` under ``torch.compile(dynamic=True)``.
+
+Measures, in one run, for stock torch and with ``symalias.torch.install()``:
+the first call (compile + run) and the time spent inside AOTAutograd's
+``compute_overlapping_inputs``. Not a test: run it by hand,
+
+    python python/benches/bench_118214.py 100 300
+"""
+
+import argparse
+import time
+
+import torch
+import torch._dynamo  # noqa: F401
+from torch._functorch._aot_autograd import runtime_wrappers as rw
+
+import symalias.torch as st
+
+
+def f(*args):
+    for a in args:
+        a.add_(1)
+
+
+def timed_decision():
+    """Wraps whatever ``compute_overlapping_inputs`` is in place with a timer."""
+    inner = rw.compute_overlapping_inputs
+    spent = [0.0]
+
+    def wrapper(*a, **k):
+        t = time.perf_counter()
+        try:
+            return inner(*a, **k)
+        finally:
+            spent[0] += time.perf_counter() - t
+
+    rw.compute_overlapping_inputs = wrapper
+    return spent, lambda: setattr(rw, "compute_overlapping_inputs", inner)
+
+
+def run(n, installed, backend):
+    torch._dynamo.reset()
+    (st.install if installed else st.uninstall)()
+    spent, restore = timed_decision()
+    try:
+        x = torch.ones(10 * n)
+        compiled = torch.compile(f, backend=backend, dynamic=True)
+        t = time.perf_counter()
+        compiled(*x.split(10))
+        first = time.perf_counter() - t
+        ok = bool((x == 2).all())
+        y = torch.ones(12 * n)
+        t = time.perf_counter()
+        compiled(*y.split(12))
+        second = time.perf_counter() - t
+        ok = ok and bool((y == 2).all())
+    finally:
+        restore()
+        st.uninstall()
+    return first, spent[0], second, ok
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("views", nargs="*", type=int, default=[100, 300])
+    p.add_argument("--backend", default="aot_eager")
+    args = p.parse_args()
+    torch.compiler.config.force_disable_caches = True
+    print(f"torch {torch.__version__}, backend {args.backend}, dynamic=True")
+    print(f"{'views':>6} {'':>9} {'compile+run s':>14} {'in decision s':>14} {'2nd call s':>11} right")
+    for n in args.views:
+        rows = {}
+        for installed in (False, True):
+            rows[installed] = run(n, installed, args.backend)
+            first, spent, second, ok = rows[installed]
+            name = "symalias" if installed else "stock"
+            print(f"{n:>6} {name:>9} {first:>14.3f} {spent:>14.4f} {second:>11.4f} {ok}")
+        print(
+            f"{n:>6} {'ratio':>9} {rows[False][0] / rows[True][0]:>13.1f}x "
+            f"{rows[False][1] / max(rows[True][1], 1e-9):>13.0f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

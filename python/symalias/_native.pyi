@@ -1,0 +1,43 @@
+"""Type stubs of the Rust extension module ``symalias._native``.
+
+Every function takes a FORMATS.md document as JSON text and returns the
+answer as JSON text; ``symalias`` wraps them in typed objects."""
+
+from typing import Optional
+
+__version__: str
+
+class InputError(ValueError):
+    """Bad input; the message names the case and the field, as the CLI's does."""
+
+def overlap(
+    case: str,
+    *,
+    prove: bool = True,
+    simplify: bool = True,
+    time_limit_ms: Optional[int] = None,
+    budget: Optional[int] = None,
+) -> str:
+    """One overlap case (FORMATS.md §3) -> its result line."""
+
+def analyze(
+    program: str,
+    *,
+    time_limit_ms: Optional[int] = None,
+    max_intermediate_bases: Optional[int] = None,
+) -> str:
+    """One analysis program (FORMATS.md §5) -> its result document."""
+
+def simplify(case: str, *, time_limit_ms: Optional[int] = None) -> str:
+    """One expression case (FORMATS.md §4) -> its result line (with ``stop``)."""
+
+def parse(expr: str) -> str:
+    """An expression -> its canonical text."""
+
+class GuardSet:
+    """The guards of a result document, prepared once."""
+
+    def __init__(self, result: str) -> None: ...
+    def check(self, call: str) -> str:
+        """One call (FORMATS.md §6) -> ``{"pass": true}`` or the failing guard."""
+    def __len__(self) -> int: ...
