@@ -149,7 +149,7 @@ fn check(g: &Gen, analyzer: &mut Analyzer) -> Result<(), String> {
             if ta.1 != tb.1 || ta.2.is_disjoint(&tb.2) {
                 continue;
             }
-            let data_mut = |i: usize| p.inputs[i].info.mutates_data;
+            let data_mut = |i: usize| p.inputs[i].mutates_data;
             if !(data_mut(a) || data_mut(b)) {
                 continue;
             }

@@ -118,6 +118,25 @@ fn d3_small_inputs_take_bounded_memory_and_time() {
         "{listed}"
     );
     assert_eq!(listed + left, 2000 * 1999 / 2);
+    // The cap has a flag: a lower cap lists fewer pairs, the same sets.
+    let r = run(&[
+        "overlap",
+        &repro("03c_overlap_2k_same.jsonl"),
+        "--max-listed-pairs",
+        "10",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let low = lines(&r.stdout);
+    assert_eq!(low[0]["overlapping"], out[0]["overlapping"]);
+    let low_listed = low[0]["pairs"].as_array().unwrap().len();
+    assert!(
+        low_listed < listed && low_listed <= 10 + 2000,
+        "{low_listed}"
+    );
+    assert_eq!(
+        low_listed + low[0]["pairs_left_out"].as_u64().unwrap() as usize,
+        2000 * 1999 / 2
+    );
     // 1,000 identical mutated views in a program.
     let r = run(&["analyze", &repro("03d_analyze_1000_same_mut.json")]);
     assert!(matches!(r.code, Some(0 | 1)), "{}", r.stderr);
@@ -176,6 +195,31 @@ fn d5_analyze_validates_every_tensor() {
         assert!(
             r.stdout.contains(&format!("field `{field}`")),
             "{file}: {}",
+            r.stdout
+        );
+    }
+}
+
+/// D7: a flag of the wrong type names the flag (`inputs[0].mutates_data`),
+/// not only the input.
+#[test]
+fn d7_a_flag_of_the_wrong_type_names_the_flag() {
+    let program = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/programs/41-b0-overlap-missed-by-pytorch.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(program).unwrap()).unwrap();
+    for flag in ["mutates_data", "is_leaf", "requires_grad"] {
+        let mut d = doc.clone();
+        d["inputs"][0][flag] = serde_json::json!(1);
+        let path =
+            std::env::temp_dir().join(format!("symalias-flag-{flag}-{}.json", std::process::id()));
+        std::fs::write(&path, d.to_string()).unwrap();
+        let r = run(&["analyze", path.to_str().unwrap()]);
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(r.code, Some(2));
+        assert!(
+            r.stdout.contains(&format!("field `inputs[0].{flag}`")),
+            "{flag}: {}",
             r.stdout
         );
     }

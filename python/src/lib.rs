@@ -23,7 +23,7 @@ use symalias::simplify::{simplify as engine_simplify, Limits, SimplifyOptions};
 use symalias::Call;
 
 create_exception!(
-    _native,
+    symalias,
     InputError,
     PyValueError,
     "Bad input: the message names the case and the field, as the CLI's does."
@@ -72,7 +72,7 @@ fn time_limit(ms: Option<u64>, default: Duration) -> Duration {
 /// line: the exact classification at the hints, and for symbolic cases
 /// whether it is proved for all shapes, with the guards that keep it true.
 #[pyfunction]
-#[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None))]
+#[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None))]
 fn overlap(
     py: Python<'_>,
     case: String,
@@ -80,6 +80,7 @@ fn overlap(
     simplify: bool,
     time_limit_ms: Option<u64>,
     budget: Option<u64>,
+    max_listed_pairs: Option<usize>,
 ) -> PyResult<String> {
     on_worker(py, move || {
         let parsed = parse_line::<OverlapCase>(1, &case);
@@ -96,6 +97,9 @@ fn overlap(
         if let Some(b) = budget {
             opts.budget = b;
             opts.proof.budget = b;
+        }
+        if let Some(m) = max_listed_pairs {
+            opts.max_listed_pairs = m;
         }
         run_overlap_case(&case, &mut Analyzer::new(opts), false)
             .map(|r| to_json(&r))

@@ -269,6 +269,7 @@ def overlap(
     prove: bool = True,
     simplify: bool = True,
     time_limit_ms: Optional[int] = None,
+    max_listed_pairs: Optional[int] = None,
 ) -> OverlapResult:
     """Which of these views of ONE storage overlap: exact at the hints, then
     (for symbolic layouts) proved or refuted for every allowed shape, with the
@@ -280,7 +281,11 @@ def overlap(
         "tensors": [_layout_doc(t) for t in tensors],
     }
     text = _native.overlap(
-        json.dumps(case), prove=prove, simplify=simplify, time_limit_ms=time_limit_ms
+        json.dumps(case),
+        prove=prove,
+        simplify=simplify,
+        time_limit_ms=time_limit_ms,
+        max_listed_pairs=max_listed_pairs,
     )
     return OverlapResult._from_json(text)
 

@@ -17,6 +17,7 @@ def overlap(
     simplify: bool = True,
     time_limit_ms: Optional[int] = None,
     budget: Optional[int] = None,
+    max_listed_pairs: Optional[int] = None,
 ) -> str:
     """One overlap case (FORMATS.md §3) -> its result line."""
 

@@ -10,7 +10,9 @@ use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
-use crate::overlap::{analyze_views, prove_case, GroupAnswer, PairProof, ProofOptions, Verdict};
+use crate::overlap::{
+    analyze_views_listing, prove_case, GroupAnswer, PairProof, ProofOptions, Verdict,
+};
 use crate::simplify::{simplify, SimplifyOptions};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -77,7 +79,8 @@ impl Analyzer {
             limits(&self.options.simplify)
         });
         let views = views_at_hints(pool, env, &layouts)?;
-        let answer = analyze_views(&views, self.options.budget);
+        let answer =
+            analyze_views_listing(&views, self.options.budget, self.options.max_listed_pairs);
         let symbolic = layouts.iter().any(|l| l.is_symbolic(pool));
         let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
         let mut report = if symbolic && self.options.prove && !undecided {
@@ -101,7 +104,8 @@ impl Analyzer {
         source: &dyn Fn(usize) -> String,
     ) -> OverlapReport {
         let start = Instant::now();
-        let answer = analyze_views(views, self.options.budget);
+        let answer =
+            analyze_views_listing(views, self.options.budget, self.options.max_listed_pairs);
         let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
         let labels = Labels {
             id,

@@ -92,6 +92,9 @@ pub struct AnalyzerOptions {
     /// Most intermediate bases a program may declare (a bare count that sizes
     /// the metadata: checked before anything is allocated for it).
     pub max_intermediate_bases: usize,
+    /// Overlapping pairs a group lists before it lists only the pairs that
+    /// join two components (the rest are counted in `pairs_left_out`).
+    pub max_listed_pairs: usize,
 }
 
 /// Default of [`AnalyzerOptions::max_intermediate_bases`].
@@ -105,6 +108,7 @@ impl Default for AnalyzerOptions {
             proof: ProofOptions::default(),
             simplify: Some(SimplifyOptions::default()),
             max_intermediate_bases: MAX_INTERMEDIATE_BASES,
+            max_listed_pairs: crate::overlap::PAIR_LIST_CAP,
         }
     }
 }

@@ -26,6 +26,10 @@ pub struct AnalyzeArgs {
     /// Most intermediate bases a program may declare.
     #[arg(long, default_value_t = crate::analysis::MAX_INTERMEDIATE_BASES)]
     pub max_intermediate_bases: usize,
+    /// Overlapping pairs a storage group lists before it lists only those
+    /// that join two components (the others counted in `pairs_left_out`).
+    #[arg(long, default_value_t = crate::overlap::PAIR_LIST_CAP)]
+    pub max_listed_pairs: usize,
 }
 
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
@@ -50,6 +54,7 @@ pub fn run(args: AnalyzeArgs) -> u8 {
         let result = parsed.value.and_then(|p| {
             let opts = crate::analysis::AnalyzerOptions {
                 max_intermediate_bases: args.max_intermediate_bases,
+                max_listed_pairs: args.max_listed_pairs,
                 ..Default::default()
             };
             run_program(&p, &mut Analyzer::new(opts))

@@ -43,6 +43,10 @@ pub struct OverlapArgs {
     /// Use the expressions as written (do not simplify them under the case's facts first).
     #[arg(long)]
     pub no_simplify: bool,
+    /// Overlapping pairs a case lists before it lists only those that join
+    /// two components (the others counted in `pairs_left_out`).
+    #[arg(long, default_value_t = crate::overlap::PAIR_LIST_CAP)]
+    pub max_listed_pairs: usize,
 }
 
 /// Runs `symalias overlap`; returns the exit code.
@@ -79,6 +83,7 @@ pub fn run(args: OverlapArgs) -> u8 {
             ..ProofOptions::default()
         },
         simplify: (!args.no_simplify).then(SimplifyOptions::default),
+        max_listed_pairs: args.max_listed_pairs,
         ..AnalyzerOptions::default()
     };
     let mut failed = 0usize;

@@ -64,9 +64,53 @@ pub struct InputDoc {
     /// Tensor metadata (`null` for non-tensors).
     #[serde(default)]
     pub tensor: Option<TensorDoc>,
-    /// What the trace saw.
-    #[serde(flatten)]
-    pub info: InputAliasInfo,
+    /// An autograd leaf.
+    #[serde(default)]
+    pub is_leaf: bool,
+    /// The function wrote into the input's memory.
+    #[serde(default)]
+    pub mutates_data: bool,
+    /// In-place change of size/stride/offset.
+    #[serde(default)]
+    pub mutates_metadata: bool,
+    /// All mutations were invisible to autograd.
+    #[serde(default)]
+    pub mutations_hidden_from_autograd: bool,
+    /// Every mutation happened with grad disabled or in inference mode.
+    #[serde(default)]
+    pub mutations_under_no_grad_or_inference_mode: bool,
+    /// The storage was resized through inductor's resize op.
+    #[serde(default)]
+    pub mutation_inductor_storage_resize: bool,
+    /// The input saw `set_()`.
+    #[serde(default)]
+    pub mutates_storage_metadata: bool,
+    /// requires_grad after running the function.
+    #[serde(default)]
+    pub requires_grad: bool,
+    /// Inference option copied from the meta.
+    #[serde(default)]
+    pub keep_input_mutations: bool,
+}
+
+impl InputDoc {
+    /// What the trace saw, as the metadata model's type. The flags are the
+    /// document's own fields (not a flattened struct) so that an error names
+    /// the flag: `inputs[0].mutates_data`.
+    pub fn info(&self) -> InputAliasInfo {
+        InputAliasInfo {
+            is_leaf: self.is_leaf,
+            mutates_data: self.mutates_data,
+            mutates_metadata: self.mutates_metadata,
+            mutations_hidden_from_autograd: self.mutations_hidden_from_autograd,
+            mutations_under_no_grad_or_inference_mode: self
+                .mutations_under_no_grad_or_inference_mode,
+            mutation_inductor_storage_resize: self.mutation_inductor_storage_resize,
+            mutates_storage_metadata: self.mutates_storage_metadata,
+            requires_grad: self.requires_grad,
+            keep_input_mutations: self.keep_input_mutations,
+        }
+    }
 }
 
 /// An analysis program (§5).
@@ -147,7 +191,7 @@ pub fn load_program(doc: &ProgramDoc) -> Result<Program, InputError> {
             kind: x.kind,
             fqn: x.fqn.clone(),
             tensor,
-            info: x.info,
+            info: x.info(),
         });
     }
     Ok(Program {

@@ -40,7 +40,7 @@ pub struct GroupAnswer {
     /// Views that overlap (or may, if undecided) some other view, ascending.
     pub overlapping: Vec<usize>,
     /// Overlapping or undecided pairs, sorted by `(a, b)`: every one while
-    /// fewer than [`PAIR_LIST_CAP`], then only those that join two
+    /// fewer than the cap ([`PAIR_LIST_CAP`] by default), then only those that join two
     /// components of the overlap graph (so that the components of the listed
     /// pairs are the true components, and every overlapping view is listed).
     pub pairs: Vec<PairVerdict>,
@@ -55,14 +55,16 @@ pub struct GroupAnswer {
 /// Where found pairs go: listed while under the cap or when they connect
 /// two components (union-find over the views).
 pub(crate) struct PairSink {
+    cap: usize,
     parent: Vec<usize>,
     pub(crate) pairs: Vec<PairVerdict>,
     pub(crate) left_out: usize,
 }
 
 impl PairSink {
-    fn new(n: usize) -> PairSink {
+    fn new(n: usize, cap: usize) -> PairSink {
         PairSink {
+            cap,
             parent: (0..n).collect(),
             pairs: Vec::new(),
             left_out: 0,
@@ -80,7 +82,7 @@ impl PairSink {
     /// Whether the pair `(a, b)` still needs deciding: under the cap, or
     /// `a` and `b` are not yet known to be connected.
     pub(crate) fn wants(&mut self, a: usize, b: usize) -> bool {
-        if self.pairs.len() < PAIR_LIST_CAP {
+        if self.pairs.len() < self.cap {
             return true;
         }
         let same = self.root(a) == self.root(b);
@@ -102,10 +104,11 @@ impl PairSink {
 }
 
 /// Analyses one storage group of footprints (all in the same unit).
-pub(crate) fn analyze_group(fps: &[Footprint], budget: u64) -> GroupAnswer {
+/// `listed_pairs` is the listing cap ([`PAIR_LIST_CAP`] by default).
+pub(crate) fn analyze_group(fps: &[Footprint], budget: u64, listed_pairs: usize) -> GroupAnswer {
     let live: Vec<usize> = (0..fps.len()).filter(|&i| !fps[i].empty).collect();
     let mut is_box = vec![false; fps.len()];
-    let mut sink = PairSink::new(fps.len());
+    let mut sink = PairSink::new(fps.len(), listed_pairs);
     if let Some(ch) = chain(&live.iter().map(|&i| &fps[i]).collect::<Vec<_>>()) {
         let mut items = Vec::with_capacity(live.len());
         for &i in &live {

@@ -34,17 +34,27 @@ use crate::layout::{View, ViewRef};
 /// assert_eq!(ans.overlapping, vec![0, 1]);
 /// ```
 pub fn analyze_views(views: &[View], budget: u64) -> GroupAnswer {
+    analyze_views_listing(views, budget, PAIR_LIST_CAP)
+}
+
+/// [`analyze_views`] listing at most `listed_pairs` pairs before it lists
+/// only the pairs that join two components (see [`GroupAnswer::pairs`]).
+pub fn analyze_views_listing(views: &[View], budget: u64, listed_pairs: usize) -> GroupAnswer {
     let refs: Vec<ViewRef> = views.iter().map(View::view_ref).collect();
-    analyze_view_refs(&refs, budget)
+    analyze_refs(&refs, budget, listed_pairs)
 }
 
 /// [`analyze_views`] on borrowed views (validated with [`ViewRef::validate`]).
 pub fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
+    analyze_refs(views, budget, PAIR_LIST_CAP)
+}
+
+fn analyze_refs(views: &[ViewRef], budget: u64, listed_pairs: usize) -> GroupAnswer {
     let first = views.first().map(|v| v.itemsize);
     let bytes = views.iter().any(|v| Some(v.itemsize) != first);
     let fps: Vec<footprint::Footprint> = views
         .iter()
         .map(|&v| footprint::Footprint::new(v, bytes))
         .collect();
-    group::analyze_group(&fps, budget)
+    group::analyze_group(&fps, budget, listed_pairs)
 }

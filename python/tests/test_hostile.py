@@ -1,0 +1,89 @@
+"""Hostile input through the Python package: the reproducers that crashed or
+ran away in the binary answer here with an exception or a bounded answer,
+never by taking the interpreter down (tests/data/repro, copied from the
+shared reproducers)."""
+
+import json
+import pathlib
+import resource
+import time
+
+import pytest
+
+import symalias
+
+REPRO = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "repro"
+
+
+def rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_deep_parentheses_are_a_located_error():
+    text = (REPRO / "02_stack_paren5000.txt").read_text().strip()
+    with pytest.raises(symalias.InputError, match="nested deeper"):
+        symalias.parse(text)
+
+
+def test_long_sum_parses_in_linear_time():
+    text = (REPRO / "02b_stack_sum40k.txt").read_text().strip()
+    start = time.perf_counter()
+    printed = symalias.parse(text)
+    assert time.perf_counter() - start < 5
+    assert symalias.parse(printed) == printed
+
+
+def test_deep_division_is_refused_and_what_prints_reads_back():
+    # 2,000 nested FloorDivs: deeper than the limit, a located error.
+    text = (REPRO / "02c_roundtrip_fdiv2000.txt").read_text().strip()
+    with pytest.raises(symalias.InputError, match="nested deeper than"):
+        symalias.parse(text)
+    # At the limit's edge, what prints reads back unchanged.
+    deep = "s0"
+    for _ in range(900):
+        deep = f"FloorDiv({deep}, 2)"
+    printed = symalias.parse(deep)
+    assert symalias.parse(printed) == printed
+
+
+def test_deep_guard_is_bad_input_not_a_crash():
+    result = (REPRO / "02d_result_deepguard.json").read_text()
+    call = (REPRO / "02d_call.json").read_text()
+    with pytest.raises(symalias.InputError, match="nested deeper than"):
+        symalias.GuardSet(result).check(call)
+
+
+def test_deep_overlap_batch_lines_each_answer():
+    lines = [l for l in (REPRO / "02e_overlap_batch_deep.jsonl").read_text().splitlines() if l.strip()]
+    answered = errors = 0
+    for line in lines:
+        case = json.loads(line)
+        try:
+            symalias.overlap(case["tensors"], case.get("symbols"), case.get("assumptions", []))
+            answered += 1
+        except symalias.InputError:
+            errors += 1
+    assert answered >= 1 and errors >= 1
+
+
+def test_huge_intermediate_base_count_is_refused_before_allocation():
+    doc = (REPRO / "03_analyze_num_ib_1e6.json").read_text()
+    before = rss_mb()
+    with pytest.raises(symalias.InputError, match="num_intermediate_bases"):
+        symalias.analyze(doc)
+    assert rss_mb() - before < 200
+
+
+def test_two_thousand_identical_views_stay_bounded():
+    case = json.loads((REPRO / "03c_overlap_2k_same.jsonl").read_text().splitlines()[0])
+    before = rss_mb()
+    r = symalias.overlap(case["tensors"], case.get("symbols"), case.get("assumptions", []))
+    assert len(r.overlapping) == len(case["tensors"])
+    assert r.pairs_left_out > 0
+    assert rss_mb() - before < 500
+
+
+def test_garbage_fields_in_a_program_are_located():
+    doc = (REPRO / "05_analyze_garbage_accepted.json").read_text()
+    with pytest.raises(symalias.InputError, match=r"inputs\[\d+\]\.tensor"):
+        symalias.analyze(doc)
