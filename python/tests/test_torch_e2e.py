@@ -350,3 +350,41 @@ def test_explain_reports_groups_witnesses_verdicts_and_guards(fresh_torch):
     dyn = st.explain(mul_then_add, x[:5], x[5:], dynamic=True)
     assert "verdict: proved for all shapes" in str(dyn)
     assert dyn.groups[0].invariant is True
+
+
+def test_training_gradients_equal_eager(fresh_torch):
+    def f(a, b):
+        a.mul_(2)
+        return (a + b).sum()
+
+    def make():
+        w = torch.arange(16.0, requires_grad=True)
+        x = w * 1.0
+        return w, x[0:6], x[3:9]
+
+    st.install()
+    w, a, b = make()
+    want = f(a, b)
+    want.backward()
+    w2, a2, b2 = make()
+    got = torch.compile(f, backend="aot_eager")(a2, b2)
+    got.backward()
+    assert torch.equal(got, want)
+    assert torch.equal(w2.grad, w.grad)
+
+
+def test_dtype_fallback_works_with_fullgraph(fresh_torch):
+    st.install()
+    z, z2 = torch.zeros(4), torch.zeros(4)
+    got = torch.compile(add_then_double, backend="aot_eager", fullgraph=True)(
+        z[2:3], z.view(torch.uint8)[8:12]
+    )
+    want = add_then_double(z2[2:3], z2.view(torch.uint8)[8:12])
+    assert torch.equal(got, want) and torch.equal(z, z2)
+    # The frame stays cached under its guards: a disjoint call compiles.
+    y, y2 = torch.zeros(8), torch.zeros(8)
+    got = torch.compile(add_then_double, backend="aot_eager", fullgraph=True)(
+        y[0:1], y.view(torch.uint8)[16:20]
+    )
+    assert torch.equal(got, add_then_double(y2[0:1], y2.view(torch.uint8)[16:20]))
+    assert torch.equal(y, y2)
