@@ -219,3 +219,61 @@ fn fuzz_find_float_fold_to_infinity() {
     let back = parse(&mut pool, &printed).unwrap();
     assert_eq!(pool.display(back).to_string(), printed);
 }
+
+/// Ninth expr_roundtrip find (under ASan): 2,000 levels of parentheses and
+/// signs, within the nesting limit, overflowed the fuzzer's 8 MB stack — the
+/// descent takes several frames per level. The parser now continues on a
+/// heap segment when the stack runs low: it answers on a 256 KB thread.
+#[test]
+fn fuzz_find_parser_depth_on_a_small_stack() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/repro/f_fuzz_parser_stack.txt"
+    ))
+    .unwrap();
+    let deepest = format!("{}s0{}", "(".repeat(2000), ")".repeat(2000));
+    let answers = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let mut pool = symalias::ExprPool::new();
+            let crash = symalias::parse(&mut pool, &text).map_err(|e| e.to_string());
+            let deep = symalias::parse(&mut pool, &deepest).map(|e| pool.display(e).to_string());
+            (crash, deep)
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(answers.0.unwrap_err().contains("at column"));
+    assert_eq!(answers.1.unwrap(), "s0");
+}
+
+/// The deepest expressions the parser accepts (tree depth 1000) go through
+/// the whole overlap pipeline — simplification, decision, proof — on a
+/// thread with Rust's default 2 MB stack.
+#[test]
+fn deepest_accepted_expression_on_a_default_thread_stack() {
+    use symalias::analysis::Analyzer;
+    use symalias::io::{parse_line, run_overlap_case, OverlapCase};
+    let mut e = "s0".to_string();
+    for i in 0..499 {
+        e = if i % 2 == 0 {
+            format!("FloorDiv({e} + 1, 2)")
+        } else {
+            format!("Max({e}, 1)*1")
+        };
+    }
+    let case = format!(
+        r#"{{"id":"deep","symbols":{{"s0":{{"hint":8,"min":2,"max":64}}}},"tensors":[{{"sizes":["{e}"],"strides":[1]}},{{"sizes":[4],"strides":[1],"storage_offset":100}}]}}"#
+    );
+    let r = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let c: OverlapCase = parse_line(1, &case).value.unwrap();
+            run_overlap_case(&c, &mut Analyzer::default(), true).unwrap()
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(r.overlapping.is_empty());
+    assert_eq!(r.invariant, Some(true));
+}

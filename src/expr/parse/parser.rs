@@ -12,6 +12,11 @@ pub(super) struct Parser {
     pub(super) nesting: usize,
 }
 
+/// Stack left below which the descent moves to a new segment.
+const STACK_RED_ZONE: usize = 64 * 1024;
+/// Size of each new stack segment.
+const STACK_SEGMENT: usize = 1024 * 1024;
+
 /// Parentheses, calls and unary signs nested deeper than this are an error
 /// (the printer writes at most two parentheses per level of a tree within
 /// [`MAX_DEPTH`]).
@@ -152,7 +157,11 @@ impl Parser {
 
     fn factor(&mut self) -> Result<Ast, ParseError> {
         self.enter()?;
-        let out = self.factor_inner();
+        // Every nesting level (parenthesis, call, sign) passes here, several
+        // frames deep: on a small thread stack (2 MB is Rust's default for
+        // spawned threads) the descent continues on a heap-allocated segment
+        // instead of overflowing. The nesting limit bounds the total.
+        let out = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.factor_inner());
         self.nesting -= 1;
         out
     }
