@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from . import _native
 from ._native import InputError
@@ -57,8 +57,8 @@ class Symbol:
     max: Optional[int] = None
     source: Optional[str] = None
 
-    def _doc(self) -> dict:
-        d: dict = {"hint": self.hint, "min": self.min, "max": self.max}
+    def _doc(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {"hint": self.hint, "min": self.min, "max": self.max}
         if self.source is not None:
             d["source"] = self.source
         return d
@@ -75,8 +75,8 @@ class TensorLayout:
     itemsize: int = 1
     source: Optional[str] = None
 
-    def _doc(self) -> dict:
-        d: dict = {
+    def _doc(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {
             "sizes": list(self.sizes),
             "strides": list(self.strides),
             "storage_offset": self.storage_offset,
@@ -249,14 +249,14 @@ class Outcome:
         return self.passed
 
 
-def _symbols_doc(symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]]) -> dict:
-    out: dict = {}
+def _symbols_doc(symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
     for name, s in (symbols or {}).items():
         out[name] = s._doc() if isinstance(s, Symbol) else dict(s)
     return out
 
 
-def _layout_doc(t: Union[TensorLayout, Mapping[str, Any]]) -> dict:
+def _layout_doc(t: Union[TensorLayout, Mapping[str, Any]]) -> Dict[str, Any]:
     return t._doc() if isinstance(t, TensorLayout) else dict(t)
 
 

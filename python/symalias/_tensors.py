@@ -20,12 +20,12 @@ class DifferentStoragesError(ValueError):
 
 def storage_key(t: Any) -> int:
     """Identity of a tensor's storage (its StorageImpl)."""
-    return t.untyped_storage()._cdata
+    return int(t.untyped_storage()._cdata)
 
 
 def _source_name(src: Any) -> str:
     n = src.name
-    return n() if callable(n) else n
+    return str(n() if callable(n) else n)
 
 
 def _bound(v: Any) -> Optional[int]:
@@ -34,7 +34,7 @@ def _bound(v: Any) -> Optional[int]:
 
         if v is None or v in (sympy.oo, -sympy.oo):
             return None
-        from torch.utils._sympy.numbers import int_oo  # type: ignore
+        from torch.utils._sympy.numbers import int_oo
 
         if v in (int_oo, -int_oo):
             return None
@@ -50,7 +50,7 @@ class _Symbols:
     """The symbols met while converting, with their ShapeEnv facts."""
 
     def __init__(self) -> None:
-        self.docs: Dict[str, dict] = {}
+        self.docs: Dict[str, Dict[str, Any]] = {}
 
     def field(self, x: Any, symbolic: bool) -> Any:
         import torch
@@ -81,7 +81,7 @@ class _Symbols:
             raise UnbackedSymbolError(
                 f"symbol {name} is data-dependent (unbacked): it has no example value"
             )
-        doc: dict = {"hint": int(hints[s])}
+        doc: Dict[str, Any] = {"hint": int(hints[s])}
         vr = shape_env.var_to_range.get(s)
         if vr is not None:
             doc["min"] = _bound(vr.lower)
@@ -104,7 +104,7 @@ class _Symbols:
 
 def case_of(
     tensors: Sequence[Any], *, symbolic: bool = True, sources: Optional[Sequence[str]] = None
-) -> dict:
+) -> Dict[str, Any]:
     """The overlap case of ``tensors`` (all views of one storage)."""
     tensors = list(tensors)
     if sources is not None and len(sources) != len(tensors):
@@ -119,7 +119,7 @@ def case_of(
             "(group the tensors by storage first)"
         )
     syms = _Symbols()
-    docs: List[dict] = []
+    docs: List[Dict[str, Any]] = []
     for i, t in enumerate(tensors):
         doc = {
             "sizes": [syms.field(x, symbolic) for x in t.shape],

@@ -35,7 +35,7 @@ import json
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import OverlapResult, _native
 from ._tensors import case_of, storage_key
@@ -99,6 +99,8 @@ run-time guard checks and failures, eager fallbacks, and the group reports."""
 
 _EXPECTED_COI = ["aot_config", "fwd_inputs", "aliased_input_indices"]
 _EXPECTED_MVI = ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"]
+_EXPECTED_CUC = ["self", "gm", "example_inputs"]
+_EXPECTED_LAMBDA = ["self", "code_parts", "verbose_code_parts", "closure_vars"]
 
 
 def _hooks() -> Dict[str, Any]:
@@ -125,8 +127,15 @@ def _hooks() -> Dict[str, Any]:
     cuc = need(og.OutputGraph, "call_user_compiler", "torch._dynamo.output_graph.OutputGraph")
     need(tg, "Guard", "torch._guards")
     need(tg, "TracingContext", "torch._guards")
-    need(dg.GuardBuilder, "add_python_lambda_leaf_guard_to_root", "torch._dynamo.guards.GuardBuilder")
-    for fn, expected in ((coi, _EXPECTED_COI), (mvi, _EXPECTED_MVI)):
+    lam = need(
+        dg.GuardBuilder, "add_python_lambda_leaf_guard_to_root", "torch._dynamo.guards.GuardBuilder"
+    )
+    for fn, expected in (
+        (coi, _EXPECTED_COI),
+        (mvi, _EXPECTED_MVI),
+        (cuc, _EXPECTED_CUC),
+        (lam, _EXPECTED_LAMBDA),
+    ):
         if fn is None:
             continue
         params = list(inspect.signature(fn).parameters)[: len(expected)]
@@ -204,12 +213,12 @@ def _source_names(aot_config: Any, indices: Sequence[int]) -> Optional[List[Any]
 
 def _name(source: Any) -> str:
     n = source.name
-    return n() if callable(n) else n
+    return str(n() if callable(n) else n)
 
 
 def _compute_overlapping_inputs(
     aot_config: Any, fwd_inputs: List[Any], aliased_input_indices: List[int]
-) -> set:
+) -> Set[int]:
     import time
 
     import torch
@@ -268,7 +277,7 @@ def _compute_overlapping_inputs(
 # ---- H2: the group's run-time guard ----------------------------------------------
 
 
-def _base_signature(t: Any) -> Tuple:
+def _base_signature(t: Any) -> Tuple[Any, ...]:
     b = t._base
     if b is not None:
         return ("base", tuple(b.shape), tuple(b.stride()), b.storage_offset(), b.dtype)
@@ -284,7 +293,7 @@ class _GroupCheck:
         self,
         names: List[str],
         tensors: List[Any],
-        case: Optional[dict],
+        case: Optional[Dict[str, Any]],
         result: Optional[OverlapResult],
         merged: bool,
         symbolic: bool,
@@ -307,7 +316,7 @@ class _GroupCheck:
                 if isinstance(t["storage_offset"], int)
             ]
         # Static shapes, merged: the synthetic base's size is baked in too.
-        self.base: Optional[Tuple] = None
+        self.base: Optional[Tuple[Any, ...]] = None
         if merged and not symbolic:
             self.base = _base_signature(tensors[0])
         # The classification: nothing when proved (symbolic) or pinned
@@ -372,7 +381,7 @@ class _GroupCheck:
                 stats.guard_failures += 1
         return hit
 
-    def _check(self, pattern: Tuple[int, ...], layouts: Tuple, base: Optional[Tuple]) -> bool:
+    def _check(self, pattern: Tuple[int, ...], layouts: Tuple[Any, ...], base: Optional[Tuple[Any, ...]]) -> bool:
         if self.merged and any(p != 0 for p in pattern):
             return False
         for i, off in self.pins:
@@ -437,7 +446,7 @@ class _CrossStorageCheck:
             return True
         # Some storage is shared across compile-time groups: fail only when
         # a mutated input is involved.
-        by_key: Dict[int, set] = {}
+        by_key: Dict[int, Set[int]] = {}
         for t, g in zip(tensors, self.groups):
             by_key.setdefault(storage_key(t), set()).add(g)
         mutated_groups = {g for g, m in zip(self.groups, self.mutated) if m}
@@ -458,8 +467,6 @@ def _wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
         *args: Any,
         **kwargs: Any,
     ) -> Any:
-        import torch
-
         _cross_storage_guard(aot_config, fwd_inputs, mutated_input_info)
         try:
             return orig(aot_config, fwd_inputs, fwd_inputs_descs, mutated_input_info, *args, **kwargs)
