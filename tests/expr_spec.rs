@@ -277,3 +277,27 @@ fn deepest_accepted_expression_on_a_default_thread_stack() {
     assert!(r.overlapping.is_empty());
     assert_eq!(r.invariant, Some(true));
 }
+
+/// Tenth expr_roundtrip find (minimised): `-a*b - a*b` (a product of
+/// constants beyond i64) combines to `-2*(a*b)`, rebuilt as `-1*2*a*b`; a
+/// third term `- 2*a*b` has that rest only after the rebuild. Both now
+/// combine in one sum, as a re-parse of the printed form does.
+#[test]
+fn fuzz_find_rebuilt_constant_product_meets_another_term() {
+    use symalias::expr::{parse, ExprPool};
+    for text in [
+        "- 1451465078*600609499469 - 1451465078*600609499469 - 2*1451465078*600609499469",
+        "x - 1451465078*600609499469 - 2*1451465078*600609499469 - 1451465078*600609499469",
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/repro/f_fuzz_rebuilt_product.txt"
+        ))
+        .unwrap(),
+    ] {
+        let mut pool = ExprPool::new();
+        let e = parse(&mut pool, text).unwrap();
+        let printed = pool.display(e).to_string();
+        let back = parse(&mut pool, &printed).unwrap();
+        assert_eq!(pool.display(back).to_string(), printed, "{text}");
+    }
+}

@@ -344,6 +344,17 @@ impl ExprPool {
             })
             .collect();
         keyed.sort_by(|a, b| order::cmp_terms(self, a.0, b.0).then(a.1.cmp(&b.1)));
+        // A rebuilt product of constants can split differently from the term
+        // it came from (`-2*(a*b)` is rebuilt as `-1*2*a*b`, whose rest is
+        // `2*a*b`) and meet another term's rest: combine again, as a re-parse
+        // would. Each round has fewer terms, so this ends.
+        if keyed.windows(2).any(|w| w[0].0 == w[1].0) {
+            let mut again: Vec<ExprId> = keyed.iter().map(|k| k.2).collect();
+            if constant != 0 {
+                again.push(self.int(constant as i64));
+            }
+            return self.add(&again);
+        }
         let mut out: Vec<ExprId> = keyed.into_iter().map(|k| k.2).collect();
         if constant != 0 || out.is_empty() {
             out.push(self.int(constant as i64));
