@@ -388,3 +388,16 @@ def test_dtype_fallback_works_with_fullgraph(fresh_torch):
     )
     assert torch.equal(got, add_then_double(y2[0:1], y2.view(torch.uint8)[16:20]))
     assert torch.equal(y, y2)
+
+
+@pytest.mark.parametrize(
+    "first, second, dynamic",
+    [
+        (overlapping_pair, overlapping_pair_moved, False),
+        (disjoint_pair, overlapping_pair, True),
+        (separate_tensors, same_tensor_twice_as_views, True),
+    ],
+    ids=["static-moved", "dynamic-disjoint-then-overlap", "dynamic-cross-storage"],
+)
+def test_two_calls_inductor(fresh_torch, first, second, dynamic):
+    assert two_calls(mul_then_add, first, second, dynamic=dynamic, backend="inductor") == [True, True]
