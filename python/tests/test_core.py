@@ -2,6 +2,7 @@
 
 import itertools
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -26,8 +27,9 @@ def footprint(sizes, strides, offset, itemsize=1):
 
 
 def cli():
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
     for profile in ("release", "debug"):
-        p = ROOT / "target" / profile / "symalias"
+        p = target / profile / "symalias"
         if p.exists():
             return str(p)
     found = shutil.which("symalias")
