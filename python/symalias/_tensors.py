@@ -30,7 +30,7 @@ def _source_name(src: Any) -> str:
 
 def _bound(v: Any) -> Optional[int]:
     try:
-        import sympy
+        import sympy  # type: ignore[import-untyped]
 
         if v is None or v in (sympy.oo, -sympy.oo):
             return None
