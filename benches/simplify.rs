@@ -1,4 +1,4 @@
-//! The simplifier on the expression corpus (`tests/data/exprs_dev.jsonl`, a copy of the shared corpus).
+//! The simplifier on the expression corpus (`tests/data/exprs_dev.jsonl`, kept in the repository).
 //!
 //! Before criterion runs, a report measures every expression on its own
 //! (best of 5 runs, in process) and prints the per-expression median time, the

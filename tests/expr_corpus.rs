@@ -1,4 +1,4 @@
-//! Every expression of the shared corpora parses, prints back to a fixpoint,
+//! Every expression of the development corpora (`tests/data/`) parses, prints back to a fixpoint,
 //! re-parses to the same canonical expression, and keeps its value (against
 //! the as-written syntax tree) at the hints and at random points in range.
 

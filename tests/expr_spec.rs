@@ -162,18 +162,10 @@ fn fuzz_regressions_round_trip() {
 /// the sum must be the one a re-parse of the printed text gives it.
 #[test]
 fn fuzz_find_overflowing_products_in_sums() {
-    use symalias::expr::{parse, ExprPool};
     let minimal = "2*_m - s37747758*07258780052*720747758*0725807858*ttttttt_merge_test*_merge_ter2*s25*s55 - s37747758*0725807258*0720747758*0725807858*ttttttt_merge_test*_merge_ter2*s25*s55 - s37747758*07258780052*720747758*0725807858*ttttttt_merge_test*_merge_ter2*s25*s55";
-    let mut pool = ExprPool::new();
-    let e = parse(&mut pool, minimal).unwrap();
-    let printed = pool.display(e).to_string();
-    let back = parse(&mut pool, &printed).unwrap();
-    assert_eq!(pool.display(back).to_string(), printed);
+    assert_print_reads_back(minimal);
     let text = "_tttttttGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_merge_teste_merge_testester1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_mes55 + 2*_merge_tester2*s23*s15 + 2*858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_mter1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_m- s37747758*07258780052*720747758*0725807858*------------ttttttt_merge_test*_merge_ter2*s25*s55 + 4*_+ _merge_temgrge_tester2*s77 + 4*p0*s77 + q255 + 2*_merge_tttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttttttttterge_tester2*s25 + 4*_meer1*s23*s55 + 2*_mes55 + 2*_merge_tester2*s23*s15 + 2*858*------------ttttttttttttttttt*s25 + 2*_merge_tester2*s23 + 2*_merge_tester2*s25 + 4*_meer1*s23*s55 + 2*_merge_teste_merge_testester1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*0725807258*0720747758*0725807858*------------ttttttt_merge_test*_merge_ter2*s25*s55 + 4*_+ _merge_temgrge_tester2*s77 + 4*p0*s77 + q255 + 2*_merge_tttttpG1 - serge_teste_merge_testester1*s23*s55 + 2*_merge_test++++++++++++++++er1*s25*s55 + 4*_merge_tester2*s10 + tGtttttttttttttttpG1 - s37747758*07258780052*720747758*0725807858*------------ttttttt_merge_test*_merge_ter2*s25*s55 + 4*_+ _merge_temgrge_tester2*s77 + 4*p0*s77 + q255 + 2*_merge_tttttpG1 - s37747758*0725807258*0720747758*0725807858*------------tttttttttttttester2*s23*s55 + 2*_merge_mgrge_tester2*s77 + 4*q0*s77 + q2*s25 + 2*q2";
-    let e = parse(&mut pool, text).unwrap();
-    let printed = pool.display(e).to_string();
-    let back = parse(&mut pool, &printed).unwrap();
-    assert_eq!(pool.display(back).to_string(), printed);
+    assert_print_reads_back(text);
 }
 
 /// Sixth expr_roundtrip find: a subtracted float product with a negated
@@ -182,13 +174,8 @@ fn fuzz_find_overflowing_products_in_sums() {
 /// `(-c)*x`, exact in IEEE arithmetic).
 #[test]
 fn fuzz_find_negated_factor_in_a_float_product() {
-    use symalias::expr::{parse, ExprPool};
     let text = "- 758*0725807258*14.75*3*(s15*- 1)";
-    let mut pool = ExprPool::new();
-    let e = parse(&mut pool, text).unwrap();
-    let printed = pool.display(e).to_string();
-    let back = parse(&mut pool, &printed).unwrap();
-    assert_eq!(pool.display(back).to_string(), printed);
+    assert_print_reads_back(text);
 }
 
 /// Seventh expr_roundtrip find: a product of constants beyond i64 reached a
@@ -196,13 +183,8 @@ fn fuzz_find_negated_factor_in_a_float_product() {
 /// the terms than the same product read back.
 #[test]
 fn fuzz_find_constant_rest_of_a_scaled_term() {
-    use symalias::expr::{parse, ExprPool};
     let text = "s---1-----------------12*(s77 + No-(s76 - 1) + No---------------------1-------------(-----------------1-------12*-------------12*(s77 - 1) + No-(s76 - 1) + No---------------2-----1-------------------------------(s87 - 1) + No-(s76 - 1) + No------ + No------12*(s77 - 1) + No-(s76 - 1) + No---------------------1------s693336-01446875051*600609946995-01451465078*600609946927*612736-01451465078*600609946995-01451465078*600609946927*61-------------------------2-----------t1) + No--------- +1) + No--12*(s77 - 1) + No-(s76 - 1-----12*(s77 - 1) + No-(s76 - 1) + No------1) + No-(s76 - 1-----12*-------------12*(s77 - 1) + No-(s76 - 1) + No---------------2-----1-------------------------------(s87 - 1) + No-(s76 - 1) + No------ + No------12*(s270377 - 1) + No-(s76 - 1) + No---------------------1-------------------------------2-----------t1) + No---------------------1----------------_merge_tester2---------------1-----------t1";
-    let mut pool = ExprPool::new();
-    let e = parse(&mut pool, text).unwrap();
-    let printed = pool.display(e).to_string();
-    let back = parse(&mut pool, &printed).unwrap();
-    assert_eq!(pool.display(back).to_string(), printed);
+    assert_print_reads_back(text);
 }
 
 /// Eighth expr_roundtrip find: a float product of constants that overflows
@@ -210,14 +192,9 @@ fn fuzz_find_constant_rest_of_a_scaled_term() {
 /// that are not finite are not folded (the lexer rejects them too).
 #[test]
 fn fuzz_find_float_fold_to_infinity() {
-    use symalias::expr::{parse, ExprPool};
     let text = "s051+4*65078*77685*000000015451*77685.01*000101465078*6854775614954*65078*7754775614954*65078*77685*000005015451*77685*01*000001465078*68549565078*6854778*685477561414954*65078*77685*000000015451*77685*01*000001465078*68549565078*6854778*685477561495265078*686895265078*68685*000000015451*77685*01*000001465078*68549565078*6854778*685477561490015451*77685*01*000001465078*68549565078*6854778*685477561495265078*686895265078*68685*000000015451*77685*01*000001465078*68549565078*68545265078*6854778*FloorDiv6854775614952";
-    let mut pool = ExprPool::new();
-    let e = parse(&mut pool, text).unwrap();
-    let printed = pool.display(e).to_string();
+    let printed = assert_print_reads_back(text);
     assert!(!printed.contains("inf"), "{printed}");
-    let back = parse(&mut pool, &printed).unwrap();
-    assert_eq!(pool.display(back).to_string(), printed);
 }
 
 /// Ninth expr_roundtrip find (under ASan): 2,000 levels of parentheses and
@@ -284,7 +261,6 @@ fn deepest_accepted_expression_on_a_default_thread_stack() {
 /// combine in one sum, as a re-parse of the printed form does.
 #[test]
 fn fuzz_find_rebuilt_constant_product_meets_another_term() {
-    use symalias::expr::{parse, ExprPool};
     for text in [
         "- 1451465078*600609499469 - 1451465078*600609499469 - 2*1451465078*600609499469",
         "x - 1451465078*600609499469 - 2*1451465078*600609499469 - 1451465078*600609499469",
@@ -294,10 +270,17 @@ fn fuzz_find_rebuilt_constant_product_meets_another_term() {
         ))
         .unwrap(),
     ] {
-        let mut pool = ExprPool::new();
-        let e = parse(&mut pool, text).unwrap();
-        let printed = pool.display(e).to_string();
-        let back = parse(&mut pool, &printed).unwrap();
-        assert_eq!(pool.display(back).to_string(), printed, "{text}");
+        assert_print_reads_back(text);
     }
+}
+
+/// What `expr_roundtrip` checks: `text` parses, its print reads back to the
+/// same print. Returns the print.
+fn assert_print_reads_back(text: &str) -> String {
+    let mut pool = ExprPool::new();
+    let e = parse(&mut pool, text).unwrap();
+    let printed = pool.display(e).to_string();
+    let back = parse(&mut pool, &printed).unwrap();
+    assert_eq!(pool.display(back).to_string(), printed, "{text}");
+    printed
 }

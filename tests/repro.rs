@@ -52,6 +52,15 @@ fn run(args: &[&str]) -> Run {
     }
 }
 
+/// Runs `command` on `text` written to a temporary file named after `tag`.
+fn run_text(command: &str, tag: &str, text: &str) -> Run {
+    let path = std::env::temp_dir().join(format!("symalias-{tag}-{}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let r = run(&[command, path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    r
+}
+
 fn lines(s: &str) -> Vec<serde_json::Value> {
     s.lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -211,11 +220,7 @@ fn d7_a_flag_of_the_wrong_type_names_the_flag() {
     for flag in ["mutates_data", "is_leaf", "requires_grad"] {
         let mut d = doc.clone();
         d["inputs"][0][flag] = serde_json::json!(1);
-        let path =
-            std::env::temp_dir().join(format!("symalias-flag-{flag}-{}.json", std::process::id()));
-        std::fs::write(&path, d.to_string()).unwrap();
-        let r = run(&["analyze", path.to_str().unwrap()]);
-        let _ = std::fs::remove_file(&path);
+        let r = run_text("analyze", &format!("flag-{flag}.json"), &d.to_string());
         assert_eq!(r.code, Some(2));
         assert!(
             r.stdout.contains(&format!("field `inputs[0].{flag}`")),
@@ -243,12 +248,9 @@ fn d6_d7_ambiguous_or_empty_calls_and_byte_order_marks() {
     assert_eq!(lines(&r.stdout).len(), 1);
     // A key given twice is an error, not last-wins.
     let dup = r#"{"id": "d", "id": "e", "tensors": [{"sizes": [1], "strides": [1]}]}"#;
-    let path = std::env::temp_dir().join(format!("symalias-dupkey-{}.jsonl", std::process::id()));
-    std::fs::write(&path, dup).unwrap();
-    let r = run(&["overlap", path.to_str().unwrap()]);
+    let r = run_text("overlap", "dupkey.jsonl", dup);
     assert_eq!(r.code, Some(2), "{}", r.stdout);
     assert!(r.stdout.contains("duplicate field"), "{}", r.stdout);
-    let _ = std::fs::remove_file(path);
 }
 
 /// The reproducers are in the repository (a clean clone runs this test).

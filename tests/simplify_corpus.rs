@@ -1,4 +1,4 @@
-//! The simplifier on every expression of the shared corpora: the result equals
+//! The simplifier on every expression of the development corpora (`tests/data/`): the result equals
 //! the input at the hints and at ≥ 100 random points that satisfy the ranges and
 //! assumptions, and is never larger (tree size).
 

@@ -60,6 +60,26 @@ fn input_error(e: EngineInputError) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
+/// One FORMATS document through the engine on the worker: parsed into `T`
+/// (errors located by field), answered by `answer`; an error carries the
+/// document's id and no line number (a Python call has no lines).
+fn answer_document<T: serde::de::DeserializeOwned>(
+    py: Python<'_>,
+    text: String,
+    answer: impl FnOnce(T) -> Result<String, EngineInputError> + Send + 'static,
+) -> PyResult<String> {
+    on_worker(py, move || {
+        let parsed = parse_line::<T>(1, &text);
+        let id = parsed.id;
+        parsed.value.and_then(answer).map_err(|mut e| {
+            e.id = e.id.or(id);
+            e.line = None;
+            e
+        })
+    })?
+    .map_err(input_error)
+}
+
 fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("result documents serialise")
 }
@@ -82,10 +102,7 @@ fn overlap(
     budget: Option<u64>,
     max_listed_pairs: Option<usize>,
 ) -> PyResult<String> {
-    on_worker(py, move || {
-        let parsed = parse_line::<OverlapCase>(1, &case);
-        let id = parsed.id.clone();
-        let case = parsed.value?;
+    answer_document(py, case, move |case: OverlapCase| {
         let mut opts = AnalyzerOptions {
             prove,
             ..AnalyzerOptions::default()
@@ -101,16 +118,7 @@ fn overlap(
         if let Some(m) = max_listed_pairs {
             opts.max_listed_pairs = m;
         }
-        run_overlap_case(&case, &mut Analyzer::new(opts), false)
-            .map(|r| to_json(&r))
-            .map_err(|mut e| {
-                e.id = e.id.or(id);
-                e
-            })
-    })?
-    .map_err(|mut e| {
-        e.line = None;
-        input_error(e)
+        run_overlap_case(&case, &mut Analyzer::new(opts), false).map(|r| to_json(&r))
     })
 }
 
@@ -123,25 +131,13 @@ fn analyze(
     time_limit_ms: Option<u64>,
     max_intermediate_bases: Option<usize>,
 ) -> PyResult<String> {
-    on_worker(py, move || {
-        let parsed = parse_line::<ProgramDoc>(1, &program);
-        let id = parsed.id.clone();
-        let doc = parsed.value?;
+    answer_document(py, program, move |doc: ProgramDoc| {
         let mut opts = AnalyzerOptions::default();
         opts.proof.time_limit = time_limit(time_limit_ms, opts.proof.time_limit);
         if let Some(m) = max_intermediate_bases {
             opts.max_intermediate_bases = m;
         }
-        run_program(&doc, &mut Analyzer::new(opts))
-            .map(|r| to_json(&r))
-            .map_err(|mut e| {
-                e.id = e.id.or(id);
-                e
-            })
-    })?
-    .map_err(|mut e| {
-        e.line = None;
-        input_error(e)
+        run_program(&doc, &mut Analyzer::new(opts)).map(|r| to_json(&r))
     })
 }
 
@@ -149,17 +145,10 @@ fn analyze(
 #[pyfunction]
 #[pyo3(signature = (case, *, time_limit_ms = None))]
 fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResult<String> {
-    on_worker(py, move || {
-        let start = std::time::Instant::now();
-        let parsed = parse_line::<ExprCase>(1, &case);
-        let id = parsed.id.clone();
-        let located = |mut e: EngineInputError| {
-            e.id = e.id.or_else(|| id.clone());
-            e
-        };
-        let case = parsed.value?;
-        let mut scope = load_env(&case.symbols, &case.assumptions).map_err(located)?;
-        let e = load_expr(&mut scope, "expr", &case.expr, false).map_err(located)?;
+    let start = std::time::Instant::now();
+    answer_document(py, case, move |case: ExprCase| {
+        let mut scope = load_env(&case.symbols, &case.assumptions)?;
+        let e = load_expr(&mut scope, "expr", &case.expr, false)?;
         let opts = SimplifyOptions {
             limits: Limits {
                 time: time_limit(time_limit_ms, Limits::default().time),
@@ -177,10 +166,6 @@ fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResul
             "micros": start.elapsed().as_micros() as u64,
         })
         .to_string())
-    })?
-    .map_err(|mut e: EngineInputError| {
-        e.line = None;
-        input_error(e)
     })
 }
 

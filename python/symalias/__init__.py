@@ -381,7 +381,12 @@ def overlap_tensors(tensors: Sequence[Any], *, prove: bool = True, symbolic: boo
     sources read from the ShapeEnv (without adding guards)."""
     from ._tensors import case_of
 
-    case = case_of(tensors, symbolic=symbolic, sources=sources)
+    return _answer_case(case_of(tensors, symbolic=symbolic, sources=sources), prove=prove)
+
+
+def _answer_case(case: Dict[str, Any], *, prove: bool) -> OverlapResult:
+    """An overlap case built from tensors, answered (a proof only when it has
+    symbols: a concrete case is decided exactly)."""
     text = _native.overlap(json.dumps(case), prove=prove and bool(case["symbols"]))
     return OverlapResult._from_json(text)
 

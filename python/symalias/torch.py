@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from . import OverlapResult, _native
+from . import OverlapResult, _answer_case, _native
 from ._tensors import case_of, storage_key
 
 log = logging.getLogger("symalias.torch")
@@ -237,8 +237,7 @@ def _compute_overlapping_inputs(
     case = None
     try:
         case = case_of(tensors, symbolic=True, sources=names)
-        text = _native.overlap(json.dumps(case), prove=bool(case["symbols"]))
-        result = OverlapResult._from_json(text)
+        result = _answer_case(case, prove=True)
         local = list(result.overlapping)
     except Exception as e:  # unbacked symbols, engine errors: be conservative
         fallback = f"{type(e).__name__}: {e}"
@@ -253,7 +252,7 @@ def _compute_overlapping_inputs(
     guard_words: List[str] = []
     tc = torch._guards.TracingContext.try_get()
     if tc is not None and sources is not None:
-        check = _GroupCheck(names, tensors, case, result, merged, symbolic, fallback is not None)
+        check = _GroupCheck(names, tensors, case, result, merged, symbolic)
         guard_words = check.describe()
         if check.needed():
             _add_lambda_guard(tc, sources, check, "; ".join(guard_words))
@@ -297,11 +296,9 @@ class _GroupCheck:
         result: Optional[OverlapResult],
         merged: bool,
         symbolic: bool,
-        conservative: bool,
     ) -> None:
         self.names = names
         self.merged = merged
-        self.n = len(names)
         self.cache: Dict[Any, bool] = {}
         # Integer offsets the graph may bake in (Dynamo does not guard them):
         # pinned when the group was merged, or when the verdict is a proof
@@ -325,8 +322,9 @@ class _GroupCheck:
         self.guards: Optional[Any] = None
         self.expected: Optional[List[int]] = None
         if result is not None and not (proved and (symbolic or merged)):
-            docs = [json.loads(result.json)["guards"]]
-            overlap_guards = [g for g in docs[0] if g["kind"] == "storage_overlap"]
+            overlap_guards = [
+                {"kind": g.kind, **g.fields} for g in result.guards if g.kind == "storage_overlap"
+            ]
             if not overlap_guards:
                 overlap_guards = [
                     {
@@ -337,7 +335,6 @@ class _GroupCheck:
                 ]
             self.guards = _native.GuardSet(json.dumps({"guards": overlap_guards}))
             self.expected = list(result.overlapping)
-        self.conservative = conservative
 
     def needed(self) -> bool:
         # The one-storage check matters only for a merged group (a split
@@ -434,24 +431,16 @@ class _CrossStorageCheck:
 
     def __init__(self, groups: List[int], mutated: List[bool]) -> None:
         self.groups = groups
-        self.mutated = mutated
+        self.mutated_groups = {g for g, m in zip(groups, mutated) if m}
 
     def __call__(self, *tensors: Any) -> bool:
-        owner: Dict[int, int] = {}
-        for t, g in zip(tensors, self.groups):
-            k = storage_key(t)
-            if owner.setdefault(k, g) != g:
-                break
-        else:
-            return True
-        # Some storage is shared across compile-time groups: fail only when
-        # a mutated input is involved.
+        # The compile-time groups each run-time storage holds; a storage
+        # holding two of them fails only when one was mutated.
         by_key: Dict[int, Set[int]] = {}
         for t, g in zip(tensors, self.groups):
             by_key.setdefault(storage_key(t), set()).add(g)
-        mutated_groups = {g for g, m in zip(self.groups, self.mutated) if m}
         for gs in by_key.values():
-            if len(gs) > 1 and gs & mutated_groups:
+            if len(gs) > 1 and gs & self.mutated_groups:
                 with _lock:
                     stats.guard_failures += 1
                 return False

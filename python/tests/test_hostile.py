@@ -1,7 +1,7 @@
 """Hostile input through the Python package: the reproducers that crashed or
 ran away in the binary answer here with an exception or a bounded answer,
-never by taking the interpreter down (tests/data/repro, copied from the
-shared reproducers)."""
+never by taking the interpreter down (the files in tests/data/repro of this
+repository)."""
 
 import json
 import pathlib

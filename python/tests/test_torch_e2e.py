@@ -176,11 +176,11 @@ def test_wider_cases_inductor(fresh_torch, fn, make):
 # ---- two calls whose aliasing pattern changes ---------------------------------------
 
 
-def two_calls(fn, first, second, *, dynamic, backend="aot_eager"):
+def two_calls(fn, first, second, *, dynamic, backend="aot_eager", install=True):
     """Compiles once, calls on ``first()`` then on ``second()``; each call is
     compared with eager on fresh data."""
     torch._dynamo.reset()
-    st.install()
+    (st.install if install else st.uninstall)()
     compiled = torch.compile(fn, backend=backend, dynamic=dynamic)
     results = []
     for make in (first, second):
@@ -244,16 +244,7 @@ def test_two_calls_with_another_aliasing_pattern(fresh_torch, first, second, dyn
 def test_stock_torch_reuses_a_graph_across_patterns(fresh_torch):
     """Bug B4 (static shapes, no overlap guard): the reason for the own guard.
     Kept as a check that the fix is needed on this torch."""
-    torch._dynamo.reset()
-    st.uninstall()
-    compiled = torch.compile(mul_then_add, backend="aot_eager", dynamic=False)
-    outcomes = []
-    for make in (disjoint_pair, overlapping_pair):
-        args_e, stor_e = make()
-        want = mul_then_add(*args_e)
-        args_c, stor_c = make()
-        got = compiled(*args_c)
-        outcomes.append(torch.equal(got, want) and torch.equal(stor_c[0], stor_e[0]))
+    outcomes = two_calls(mul_then_add, disjoint_pair, overlapping_pair, dynamic=False, install=False)
     assert outcomes == [True, False]
 
 

@@ -243,20 +243,19 @@ impl ExprPool {
         if coef == 1 {
             return rest;
         }
-        // A rest that still holds constants (their product left i64) is
-        // scaled through `mul`, which puts such products in their one
+        // A rest that is or still holds a constant (a product that left i64)
+        // is scaled through `mul`, which puts such products in their one
         // canonical form.
-        if matches!(self.node(rest), Node::Int(_)) {
-            let c = self.int(coef);
+        let is_int = |p: &Self, x: ExprId| matches!(p.node(x), Node::Int(_));
+        let holds_constant = match self.node(rest) {
+            Node::Int(_) => true,
+            Node::Mul(fs) => fs.iter().any(|&f| is_int(self, f)),
+            _ => false,
+        };
+        let c = self.int(coef);
+        if holds_constant {
             return self.mul(&[c, rest]);
         }
-        if let Node::Mul(fs) = self.node(rest) {
-            if fs.iter().any(|&f| matches!(self.node(f), Node::Int(_))) {
-                let c = self.int(coef);
-                return self.mul(&[c, rest]);
-            }
-        }
-        let c = self.int(coef);
         let mut xs = vec![c];
         match self.node(rest) {
             Node::Mul(fs) => xs.extend(fs.iter()),

@@ -11,8 +11,8 @@ pub mod views;
 
 use std::path::PathBuf;
 
-/// Path of a file of the development corpora (copied into `tests/data/`
-/// from the shared corpus, so that a bare clone can run the tests).
+/// Path of a file of the development corpora, in this repository's
+/// `tests/data/` (a bare clone runs every test).
 pub fn corpus(name: &str) -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
