@@ -1,19 +1,24 @@
 import pytest
 
 
-@pytest.fixture
-def fresh_torch():
-    """torch.compile with compile caches off (a cached stock graph would hide
-    the hook) and Dynamo reset before and after; symalias uninstalled after."""
+@pytest.fixture(params=["caches_off", "caches_on"])
+def fresh_torch(request):
+    """torch.compile with Dynamo reset before and after and symalias
+    uninstalled after, in the two configurations users run: compile caches
+    off (``force_disable_caches``), and on -- torch's default -- in a fresh
+    cache directory of the test's own (``fresh_cache``: AOTAutograd's and
+    inductor's caches, on disk and in memory)."""
     torch = pytest.importorskip("torch")
     import symalias.torch as st
+    from torch._inductor.utils import fresh_cache
 
     cfg = torch.compiler.config
     old = cfg.force_disable_caches
-    cfg.force_disable_caches = True
+    cfg.force_disable_caches = request.param == "caches_off"
     torch._dynamo.reset()
     try:
-        yield torch
+        with fresh_cache():
+            yield torch
     finally:
         st.uninstall()
         torch._dynamo.reset()

@@ -1,0 +1,52 @@
+"""symalias inside torch.compile.
+
+``install()`` puts symalias in place of AOTAutograd's overlap decision, adds
+symalias's own run-time guards, and keeps torch's compile caches from
+serving a graph made under another decision (hook points measured on torch
+2.15; ARCHITECTURE.md, "The torch.compile integration"):
+
+* **H1, the decision** (``_decision``): ``runtime_wrappers.compute_overlapping_inputs``
+  is replaced: the exact overlapping indices (bytes, not elements), decided
+  at the hints and, for symbolic layouts, proved for every allowed shape.
+  Never adds a guard to the ShapeEnv.
+* **H2, the group guards** (``_guards``): torch's ``StorageOverlap`` guard
+  re-checks with its own faulty test, so none is appended; a Dynamo lambda
+  guard checks the same fact exactly (its recompile reason reads as torch's,
+  ``check_overlapping(overlapping=[...], non_overlapping=[...])``), also for
+  static shapes, and another pins what the synthetic-base graph bakes in
+  (integer offsets, the base's layout).
+* **H3, cross-storage aliasing**: a lambda guard that no mutated input shares
+  its storage with an input that was in another storage at compile time.
+* **Eager fallback** (``_merge``): frames AOTAutograd cannot build right --
+  mutated overlapping views of different dtypes (H4), views made through
+  ``.detach()``/``.data``, any failure compiling a frame of aliased mutated
+  inputs -- run eagerly, one warning each, counted in ``stats``. An output
+  view of a merged input is regenerated from sizes, strides and offset
+  (pytorch#198095).
+* **Caches** (``_cache``): AOTAutograd's cache key carries symalias's
+  decision for frames whose inputs share a storage; a hit restores the
+  decision and re-installs the guards.
+
+``explain(fn, *args)`` compiles ``fn`` with symalias installed and reports the
+storage groups it saw: which inputs overlap, a witness byte per pair, whether
+each verdict is proved for all shapes, and the guards.
+"""
+
+from __future__ import annotations
+
+from ._explain import Explanation, explain
+from ._hooks import enabled, install, installed, uninstall
+from ._state import GroupReport, HookError, Stats, stats
+
+__all__ = [
+    "HookError",
+    "install",
+    "uninstall",
+    "installed",
+    "enabled",
+    "explain",
+    "GroupReport",
+    "Explanation",
+    "Stats",
+    "stats",
+]

@@ -1,0 +1,231 @@
+"""AOTAutograd's cache with symalias installed.
+
+On a hit, AOTAutograd rebuilds a compiled graph from its cache entry without
+running ``merge_view_inputs`` or ``compute_overlapping_inputs``: symalias's
+decision is not made and its guards are not added. Three wrappers keep the
+cache right (ARCHITECTURE.md, "torch's caches"):
+
+* the **key** (``autograd_cache_key``): a frame whose tensor inputs share a
+  storage gets symalias's fingerprint appended -- its version and, per
+  storage group, every overlapping pair at the hints (which fixes the
+  decision for any subset of mutated members) and what a synthetic-base
+  graph bakes in that torch's key leaves out (integer storage offsets, a
+  static base's layout). Entries made by stock torch,
+  by another symalias version, or for another aliasing pattern have other
+  keys. A group too large to list every pair bypasses the cache. Frames
+  without shared storages keep torch's key, and their hits;
+* the **entry** (``AOTAutogradCache.save``): a recipe rides in the entry --
+  which inputs the graph mutates, whether it merged a synthetic base;
+* the **hit** (``_lookup`` and ``try_load``): an entry is used only with a
+  recipe of this version (or, for a frame without shared storages, the
+  mutation flags of its own metadata); symalias then decides each mutated
+  storage group again and re-installs the same guards a compile installs,
+  and holds view replay off where the graph has a synthetic base.
+
+``torch.compiler.save_cache_artifacts``/``load_cache_artifacts`` move these
+same entries under the same keys; the FX graph cache is keyed on the graph
+AOTAutograd produced, after the decision.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .. import __version__, _answer_case
+from .._tensors import case_of, storage_key
+from . import _state
+from ._decision import cross_storage_guard, decide_group, source_list
+from ._guards import base_signature
+from ._state import RECIPE_VERSION, Recipe, lock, log, stats
+
+#: The attribute of a cache entry that holds symalias's recipe.
+ATTR = "symalias_recipe"
+#: What a fingerprinted key carries after torch's own key.
+KEY_MARK = "-symalias"
+
+_PENDING_LIMIT = 256
+#: Recipes of compiles in progress, by cache key, until their entry is saved
+#: (a training graph's entry is saved after its backward compiles, later).
+_pending: "OrderedDict[str, Recipe]" = OrderedDict()
+
+
+def _tensor_positions(args: Sequence[Any]) -> List[int]:
+    """Positions of the tensor arguments, each tensor object once (AOTAutograd
+    removes repeated objects before deciding)."""
+    import torch
+
+    seen = set()
+    out = []
+    for p, a in enumerate(args):
+        if isinstance(a, torch.Tensor) and id(a) not in seen:
+            seen.add(id(a))
+            out.append(p)
+    return out
+
+
+def storage_groups(args: Sequence[Any]) -> List[List[int]]:
+    """Positions of tensor arguments that share a storage, groups of two or more."""
+    by_storage: Dict[int, List[int]] = {}
+    for p in _tensor_positions(args):
+        by_storage.setdefault(storage_key(args[p]), []).append(p)
+    return [g for g in by_storage.values() if len(g) > 1]
+
+
+def _baked(t: Any) -> List[Optional[str]]:
+    """What a synthetic-base graph bakes in of a member and torch's key
+    leaves out: an integer storage offset, and a static base's layout (the
+    facts symalias's ``PinCheck`` pins); None where symbolic."""
+    import torch
+
+    off = t.storage_offset()
+    base = base_signature(t)
+    static = not any(isinstance(x, torch.SymInt) for part in base for x in (part if isinstance(part, tuple) else (part,)))
+    return [None if isinstance(off, torch.SymInt) else str(off), str(base) if static else None]
+
+
+def fingerprint(args: Sequence[Any]) -> Optional[str]:
+    """symalias's part of the cache key: None when no two tensor arguments
+    share a storage. Raises ``BypassAOTAutogradCache`` when a group is too
+    large for every overlapping pair to be listed."""
+    from torch._functorch._aot_autograd.autograd_cache import BypassAOTAutogradCache
+
+    parts: List[Any] = []
+    for g in storage_groups(args):
+        try:
+            case = case_of([args[p] for p in g], symbolic=True, sources=[f"arg{p}" for p in g])
+            result = _answer_case(case, prove=False)
+        except Exception as e:  # the decision is conservative there, and so is this
+            parts.append([g, f"undecided: {type(e).__name__}"])
+            continue
+        if result.pairs_left_out:
+            raise BypassAOTAutogradCache(
+                f"symalias: a storage group of {len(g)} inputs has more pairs than it lists"
+            )
+        pairs = sorted([g[q.a], g[q.b], q.overlap] for q in result.pairs)
+        parts.append([g, pairs, [_baked(args[p]) for p in g]])
+    if not parts:
+        return None
+    doc = json.dumps({"symalias": __version__, "recipe": RECIPE_VERSION, "groups": parts})
+    return hashlib.sha256(doc.encode()).hexdigest()[:32]
+
+
+def wrap_key(orig: Callable[..., Tuple[str, List[str]]]) -> Callable[..., Tuple[str, List[str]]]:
+    def autograd_cache_key(mod: Any, example_inputs: Sequence[Any], config: Any, *args: Any, **kwargs: Any) -> Tuple[str, List[str]]:
+        key, lines = orig(mod, example_inputs, config, *args, **kwargs)
+        try:
+            fp = fingerprint(example_inputs)
+        except Exception:
+            with lock:
+                stats.cache_bypassed += 1
+            raise
+        if fp is None:
+            return key, lines
+        with lock:
+            stats.cache_keys += 1
+        return f"{key}{KEY_MARK}{fp}", [*lines, f"[symalias] aliasing decision: {fp}"]
+
+    autograd_cache_key.__wrapped__ = orig  # type: ignore[attr-defined]
+    return autograd_cache_key
+
+
+def _recipe_of(entry: Any, key: str, args: Sequence[Any]) -> Optional[Recipe]:
+    """The recipe a hit restores, or None when the entry was not made under
+    this symalias decision."""
+    recipe = Recipe.from_doc(getattr(entry, ATTR, None))
+    if recipe is not None or KEY_MARK in key:
+        return recipe
+    # A key without symalias's mark: no two tensor inputs share a storage, so
+    # no decision was made; only the cross-storage guard needs the mutation
+    # flags, which the entry's own metadata has, input by input.
+    infos = getattr(getattr(entry, "runtime_metadata", None), "input_info", None)
+    if infos is None or len(infos) != len(args) or storage_groups(args):
+        return None
+    return Recipe(mutated=[bool(i.mutates_data) for i in infos], merged=False)
+
+
+def wrap_lookup(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def _lookup(key: str, local: bool, remote: bool, args: List[Any], cache_info: Dict[str, Any], aot_config: Any) -> Any:
+        found = orig(key, local, remote, args, cache_info, aot_config)
+        if found is None:
+            return None
+        c = _state.current()
+        recipe = _recipe_of(found[0], key, args)
+        if recipe is None or (recipe.merged and c is None):
+            with lock:
+                stats.cache_rejected += 1
+            log.info("symalias: AOTAutograd cache entry %s was not made under this decision; compiling", key)
+            return None
+        if c is not None:
+            c.loaded = recipe
+            if recipe.merged:
+                _state.hold_view_replay_off(c)
+        return found
+
+    return _lookup
+
+
+def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def try_load(mod: Any, args: List[Any], aot_config: Any, *rest: Any, **kwargs: Any) -> Any:
+        c = _state.current()
+        if c is not None:
+            c.flat_args = args
+            c.loaded = None
+        compiled_fn, cfg = orig(mod, args, aot_config, *rest, **kwargs)
+        if c is None:
+            return compiled_fn, cfg
+        if compiled_fn is not None and c.loaded is not None:
+            restore(c.loaded, args, aot_config)
+            with lock:
+                stats.cache_hits += 1
+        elif compiled_fn is None:
+            info = getattr(cfg, "cache_info", None)
+            key = getattr(info, "cache_key", None)
+            if key:
+                with lock:
+                    _pending[key] = c.recipe
+                    while len(_pending) > _PENDING_LIMIT:
+                        _pending.popitem(last=False)
+        c.loaded = None
+        return compiled_fn, cfg
+
+    return try_load
+
+
+def wrap_save(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def save(key: str, entry: Any, remote: bool) -> Any:
+        with lock:
+            recipe = _pending.pop(key, None)
+        if recipe is not None:
+            setattr(entry, ATTR, recipe.to_doc())
+        return orig(key, entry, remote)
+
+    return save
+
+
+def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
+    """What a compile of these arguments installs, installed for a hit: each
+    mutated storage group decided again, with its guards, and the
+    cross-storage guard."""
+    import torch
+
+    tc = torch._guards.TracingContext.try_get()
+    mutated = recipe.mutated
+    if tc is None or mutated is None or len(mutated) != len(args):
+        return
+    kept = _tensor_positions(args)
+    sources = source_list(aot_config, kept)
+    if sources is None:
+        return
+    source_of = dict(zip(kept, sources))
+    for g in storage_groups(args):
+        if any(mutated[p] for p in g):
+            decide_group(
+                [args[p] for p in g],
+                [source_of[p] for p in g],
+                [f"input {p}" for p in g],
+                from_cache=True,
+            )
+    cross_storage_guard(tc, sources, [args[p] for p in kept], [mutated[p] for p in kept])

@@ -1,0 +1,141 @@
+"""H1, the overlap decision, and the guards that keep it true.
+
+``compute_overlapping_inputs`` replaces AOTAutograd's: the exact overlapping
+indices (bytes, not elements), decided at the hints and, for symbolic
+layouts, proved for every allowed shape. It never adds a ShapeEnv guard
+(layouts are read from SymInt nodes and the ShapeEnv's tables). The same
+``decide_group`` runs again when an AOTAutograd cache hit restores a graph
+(``_cache``), so a hit carries the same guards as a compile.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, List, Optional, Sequence, Set
+
+from .. import OverlapResult, _answer_case
+from .._tensors import case_of, storage_key
+from . import _state
+from ._guards import (
+    CrossStorageCheck,
+    PartitionCheck,
+    PinCheck,
+    add_lambda_guard,
+    base_signature,
+    source_name,
+)
+from ._state import GroupReport, lock, log, stats
+
+
+def source_list(aot_config: Any, positions: Sequence[int]) -> Optional[List[Any]]:
+    """The Dynamo sources of flat-argument ``positions``, or None when
+    AOTAutograd does not know them all (no guard can name the inputs)."""
+    pos_to_source = getattr(aot_config, "aot_autograd_arg_pos_to_source", None)
+    if not pos_to_source:
+        return None
+    out = []
+    for p in positions:
+        if p >= len(pos_to_source) or pos_to_source[p] is None:
+            return None
+        out.append(pos_to_source[p])
+    return out
+
+
+def _is_symbolic(tensors: Sequence[Any]) -> bool:
+    import torch
+
+    return any(
+        isinstance(x, torch.SymInt)
+        for t in tensors
+        for x in (*t.shape, *t.stride(), t.storage_offset())
+    )
+
+
+def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[str], *, from_cache: bool = False) -> List[int]:
+    """The overlapping members of one storage group (indices into
+    ``tensors``); installs the group's run-time guards when there is a
+    tracing context and the sources are known."""
+    import torch
+
+    start = time.perf_counter()
+    names = [source_name(s) for s in sources] if sources else labels
+    symbolic = _is_symbolic(tensors)
+    result: Optional[OverlapResult] = None
+    fallback = None
+    case: Optional[Dict[str, Any]] = None
+    try:
+        case = case_of(tensors, symbolic=True, sources=names)
+        result = _answer_case(case, prove=True)
+        local = list(result.overlapping)
+    except Exception as e:  # unbacked symbols, engine errors: be conservative
+        fallback = f"{type(e).__name__}: {e}"
+        log.warning(
+            "symalias: cannot decide the overlap of %s (%s); treating them as overlapping",
+            ", ".join(names),
+            fallback,
+        )
+        local = list(range(len(tensors)))
+    merged = len(local) > 1
+    proved = result is not None and result.invariant is True and (symbolic or merged)
+    partition = PartitionCheck(names, result, merged, proved)
+    # Integer offsets the graph may bake in (Dynamo does not guard them):
+    # pinned when the group was merged, or when the verdict is a proof over
+    # the layout (which assumed them). Static shapes, merged: the synthetic
+    # base's size is baked in too.
+    pins = []
+    if case is not None and (merged or (proved and symbolic)):
+        pins = [
+            (i, t["storage_offset"])
+            for i, t in enumerate(case["tensors"])
+            if isinstance(t["storage_offset"], int)
+        ]
+    base = base_signature(tensors[0]) if merged and not symbolic else None
+    pin = PinCheck(names, pins, base)
+    words = partition.describe() + pin.describe()
+    tc = torch._guards.TracingContext.try_get()
+    if tc is not None and sources is not None:
+        # The partition first: when both fail, torch's wording is the reason.
+        if partition.needed():
+            add_lambda_guard(tc, sources, partition, partition.verbose())
+        if pin.needed():
+            add_lambda_guard(tc, sources, pin, pin.verbose())
+    with lock:
+        stats.decisions += 1
+        stats.decision_seconds += time.perf_counter() - start
+        stats.reports.append(
+            GroupReport(
+                sources=names,
+                overlapping=local,
+                invariant=result.invariant if (result is not None and symbolic) else None,
+                symbolic=symbolic,
+                result=result,
+                guard=words if (tc is not None and sources is not None) else [],
+                fallback=fallback,
+                from_cache=from_cache,
+            )
+        )
+    return local
+
+
+def compute_overlapping_inputs(aot_config: Any, fwd_inputs: List[Any], aliased_input_indices: List[int]) -> Set[int]:
+    """Replacement of ``runtime_wrappers.compute_overlapping_inputs``."""
+    c = _state.current()
+    positions = [c.position(fwd_inputs, i) if c else i for i in aliased_input_indices]
+    local = decide_group(
+        [fwd_inputs[i] for i in aliased_input_indices],
+        source_list(aot_config, positions),
+        [f"input {i}" for i in aliased_input_indices],
+    )
+    return {aliased_input_indices[i] for i in local}
+
+
+def cross_storage_guard(tc: Any, sources: List[Any], tensors: List[Any], mutated: List[bool]) -> None:
+    """H3: installs ``CrossStorageCheck`` when some input is mutated and the
+    tensors span two storages or more."""
+    if tc is None or len(tensors) < 2 or not any(mutated):
+        return
+    group_of: Dict[int, int] = {}
+    groups = [group_of.setdefault(storage_key(t), len(group_of)) for t in tensors]
+    if len(group_of) < 2:
+        return
+    add_lambda_guard(tc, sources, CrossStorageCheck(groups, mutated), CrossStorageCheck.VERBOSE)

@@ -1,0 +1,155 @@
+"""The hook points in torch, checked, and ``install``/``uninstall``.
+
+Every hook point is looked up and its signature compared before anything is
+replaced: a torch whose hooks moved gets a ``HookError`` naming what moved,
+never a half-installed symalias."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List
+
+from . import _cache, _decision, _merge
+from ._state import HookError, lock, stats
+
+
+@dataclass(frozen=True)
+class _Hook:
+    """One replaced attribute: where, which parameters it must start with,
+    whether it is a static method, and what replaces it."""
+
+    owner: str
+    attr: str
+    params: List[str]
+    wrap: Callable[[Callable[..., Any]], Callable[..., Any]]
+    static: bool = False
+
+
+def _replace(_orig: Callable[..., Any]) -> Callable[..., Any]:
+    return _decision.compute_overlapping_inputs
+
+
+_RW = "torch._functorch._aot_autograd.runtime_wrappers"
+_AC = "torch._functorch._aot_autograd.autograd_cache"
+_HOOKS = [
+    # H1: the decision.
+    _Hook(_RW, "compute_overlapping_inputs", ["aot_config", "fwd_inputs", "aliased_input_indices"], _replace),
+    # H3, H4, the recipe, view replay: around the synthetic-base step.
+    _Hook(_RW, "merge_view_inputs", ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"], _merge.wrap_merge_view_inputs),
+    # The compile record and the eager fallback.
+    _Hook("torch._dynamo.output_graph.OutputGraph", "call_user_compiler", ["self", "gm", "example_inputs"], _merge.wrap_call_user_compiler),
+    # AOTAutograd's cache: key, hit, entry.
+    _Hook(_AC, "autograd_cache_key", ["mod", "example_inputs", "config"], _cache.wrap_key),
+    _Hook(f"{_AC}.AOTAutogradCache", "try_load", ["mod", "args", "aot_config"], _cache.wrap_try_load, static=True),
+    _Hook(f"{_AC}.AOTAutogradCache", "_lookup", ["key", "local", "remote", "args", "cache_info", "aot_config"], _cache.wrap_lookup, static=True),
+    _Hook(f"{_AC}.AOTAutogradCache", "save", ["key", "entry", "remote"], _cache.wrap_save, static=True),
+]
+#: Looked up and checked, not replaced.
+_LAMBDA = ("torch._dynamo.guards.GuardBuilder", "add_python_lambda_leaf_guard_to_root", ["self", "code_parts", "verbose_code_parts", "closure_vars"])
+
+_saved: Dict[str, Any] = {}
+
+
+def _resolve(path: str) -> Any:
+    """The object at a dotted path (a module, then attributes), or None."""
+    import importlib
+
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name, None)
+            if obj is None:
+                return None
+        return obj
+    return None
+
+
+def _checked() -> List[Any]:
+    """The owners of the hooks, in ``_HOOKS`` order; raises ``HookError``."""
+    try:
+        import torch
+        import torch._dynamo  # noqa: F401  (before runtime_wrappers: circular import)
+        import torch._guards as tg
+    except ImportError as e:  # pragma: no cover - exercised without torch
+        raise HookError(f"symalias.torch needs torch >= 2.15: {e}") from e
+    problems = []
+    owners = []
+
+    def check(owner: Any, where: str, attr: str, params: List[str]) -> None:
+        fn = getattr(owner, attr, None) if owner is not None else None
+        if fn is None:
+            problems.append(f"{where}.{attr} is missing")
+            return
+        got = list(inspect.signature(fn).parameters)[: len(params)]
+        if got != params:
+            problems.append(f"{where}.{attr} takes {got}, symalias expects {params}")
+
+    for h in _HOOKS:
+        owner = _resolve(h.owner)
+        owners.append(owner)
+        check(owner, h.owner, h.attr, h.params)
+        if h.static and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), staticmethod):
+            problems.append(f"{h.owner}.{h.attr} is no longer a static method")
+    check(_resolve(_LAMBDA[0]), _LAMBDA[0], _LAMBDA[1], _LAMBDA[2])
+    for attr in ("Guard", "TracingContext"):
+        if getattr(tg, attr, None) is None:
+            problems.append(f"torch._guards.{attr} is missing")
+    if not hasattr(torch._functorch.config, "view_replay_for_aliased_outputs"):
+        problems.append("torch._functorch.config.view_replay_for_aliased_outputs is missing")
+    if problems:
+        raise HookError(
+            f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(problems)
+        )
+    return owners
+
+
+def installed() -> bool:
+    """Whether symalias is installed in torch.compile."""
+    return bool(_saved)
+
+
+def install() -> None:
+    """Puts symalias in place of AOTAutograd's overlap analysis and keys
+    AOTAutograd's cache on its decision (idempotent). Raises ``HookError``
+    when a hook point moved in this torch version."""
+    with lock:
+        if _saved:
+            return
+        owners = _checked()
+        stats.__init__()  # type: ignore[misc]
+        for h, owner in zip(_HOOKS, owners):
+            raw = inspect.getattr_static(owner, h.attr)
+            _saved[f"{h.owner}.{h.attr}"] = raw
+            fn = raw.__func__ if h.static else getattr(owner, h.attr)
+            new = h.wrap(fn)
+            setattr(owner, h.attr, staticmethod(new) if h.static else new)
+
+
+def uninstall() -> None:
+    """Restores torch's own functions (idempotent)."""
+    with lock:
+        if not _saved:
+            return
+        for h in _HOOKS:
+            raw = _saved.pop(f"{h.owner}.{h.attr}", None)
+            if raw is not None:
+                setattr(_resolve(h.owner), h.attr, raw)
+        _saved.clear()
+
+
+@contextlib.contextmanager
+def enabled() -> Iterator[None]:
+    """``with symalias.torch.enabled(): ...`` installs for the block."""
+    was = installed()
+    install()
+    try:
+        yield
+    finally:
+        if not was:
+            uninstall()

@@ -1,0 +1,151 @@
+"""Around AOTAutograd's synthetic-base step and Dynamo's backend call.
+
+``merge_view_inputs`` (wrapped) records what the compile mutates (the
+recipe a cache hit needs), adds the cross-storage guard (H3), holds view
+replay off for frames with a synthetic base (pytorch#198095: an output
+view of a merged input came back at the wrong storage offset), and turns
+AOTAutograd's refusals for aliased mutated inputs into an eager fallback.
+
+``call_user_compiler`` (wrapped) opens the compile record and runs a frame
+eagerly -- one warning, counted in ``stats`` -- where AOTAutograd cannot
+build a right graph for it: views of different dtypes (H4), views made
+through ``.detach()``/``.data``, or any failure while compiling a frame
+whose mutated inputs share a storage with another input. Eager raises none
+of these; ``gm.forward`` runs the captured graph as eager would, and the
+frame stays cached under its guards.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+from .._tensors import storage_key
+from . import _state
+from ._decision import cross_storage_guard, source_list
+from ._state import EagerFallback, lock, log, stats
+
+#: AOTAutograd's messages for aliased mutated inputs it cannot merge.
+_REFUSALS = (
+    ("different dtypes", True),
+    ("non-differentiable view input mutations", False),
+)
+
+
+def _aliased_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> bool:
+    """Some storage holds a mutated tensor input and another tensor input."""
+    import torch
+
+    groups: Dict[int, List[int]] = {}
+    for i, t in enumerate(fwd_inputs):
+        if isinstance(t, torch.Tensor):
+            groups.setdefault(storage_key(t), []).append(i)
+    return any(len(g) > 1 and any(mutated[i] for i in g) for g in groups.values())
+
+
+def _record(c: Optional[_state.Compile], fwd_inputs: List[Any], mutated: List[bool]) -> None:
+    """Mutation flags by flat-argument position, for the cache entry."""
+    if c is None:
+        return
+    n = len(c.flat_args) if c.flat_args is not None else len(fwd_inputs)
+    flags = [False] * n
+    for i, m in enumerate(mutated):
+        p = c.position(fwd_inputs, i)
+        if p < n:
+            flags[p] = flags[p] or m
+    if c.flat_args is not None:
+        # A duplicate removed by AOTAutograd shares the kept input's flags.
+        first: Dict[int, int] = {}
+        for p, a in enumerate(c.flat_args):
+            q = first.setdefault(id(a), p)
+            flags[p] = flags[q]
+    c.recipe.mutated = flags
+
+
+def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def merge_view_inputs(
+        aot_config: Any,
+        fwd_inputs: List[Any],
+        fwd_inputs_descs: Any,
+        mutated_input_info: List[Any],
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        import torch
+
+        c = _state.current()
+        mutated = [bool(getattr(m, "mutates_data", False)) for m in mutated_input_info]
+        if any(mutated):
+            _record(c, fwd_inputs, mutated)
+            if c is not None and _aliased_mutation(fwd_inputs, mutated):
+                c.aliased_mutation = True
+        try:
+            # Decides each mutated storage group (H1, H2 guards first: when
+            # both fail, torch's wording is the recompile reason).
+            out = orig(aot_config, fwd_inputs, fwd_inputs_descs, mutated_input_info, *args, **kwargs)
+        except AssertionError as e:
+            for words, dtypes in _REFUSALS:
+                if words in str(e):
+                    raise EagerFallback(str(e).splitlines()[0], dtypes=dtypes) from e
+            raise
+        if any(mutated):
+            idx = [i for i, t in enumerate(fwd_inputs) if isinstance(t, torch.Tensor)]
+            positions = [c.position(fwd_inputs, i) if c else i for i in idx]
+            sources = source_list(aot_config, positions)
+            if sources is not None:
+                cross_storage_guard(
+                    torch._guards.TracingContext.try_get(),
+                    sources,
+                    [fwd_inputs[i] for i in idx],
+                    [mutated[i] for i in idx],
+                )
+        if out[2] is not None and c is not None:
+            c.recipe.merged = True
+            _state.hold_view_replay_off(c)
+        return out
+
+    merge_view_inputs.__wrapped__ = orig  # type: ignore[attr-defined]
+    return merge_view_inputs
+
+
+def _fallback(e: BaseException, c: _state.Compile) -> Optional[EagerFallback]:
+    """The eager fallback an exception from the backend calls for, if any."""
+    inner = getattr(e, "inner_exception", None)
+    for x in (e, inner):
+        if isinstance(x, EagerFallback):
+            return x
+    import torch
+
+    if c.aliased_mutation and isinstance(e, torch._dynamo.exc.BackendCompilerFailed):
+        what = inner if inner is not None else e
+        line = (str(what).strip().splitlines() or [""])[0]
+        return EagerFallback(
+            f"AOTAutograd cannot build this frame of aliased mutated inputs "
+            f"({type(what).__name__}: {line})"
+        )
+    return None
+
+
+def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
+        c = _state.begin()
+        try:
+            return orig(self, gm, example_inputs)
+        except Exception as e:
+            fb = _fallback(e, c)
+            if fb is None:
+                raise
+            with lock:
+                stats.eager_fallbacks += 1
+                stats.dtype_fallbacks += int(fb.dtypes)
+                stats.fallback_reasons.append(fb.reason)
+            log.warning(
+                "symalias: running frame %s eagerly: %s",
+                getattr(gm, "_get_name", lambda: "graph")(),
+                fb.reason,
+            )
+            return gm.forward
+        finally:
+            _state.end(c)
+
+    call_user_compiler.__wrapped__ = orig  # type: ignore[attr-defined]
+    return call_user_compiler

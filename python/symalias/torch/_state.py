@@ -1,0 +1,183 @@
+"""State shared by the hooks: counters, reports, and the record of the
+compile in progress (one per ``OutputGraph.call_user_compiler`` call, per
+thread)."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from .. import OverlapResult
+
+log = logging.getLogger("symalias.torch")
+
+#: Version of what a cache entry's recipe means; bump when the decision or
+#: the guards derived from it change, so entries of older versions miss.
+RECIPE_VERSION = 1
+
+
+class HookError(RuntimeError):
+    """A torch hook point symalias needs is missing or changed shape."""
+
+
+class EagerFallback(Exception):
+    """Raised inside AOTAutograd to make Dynamo run a frame eagerly; carries
+    the reason (one line)."""
+
+    def __init__(self, reason: str, *, dtypes: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.dtypes = dtypes
+
+
+@dataclass
+class GroupReport:
+    """One storage group as symalias decided it during a compile."""
+
+    sources: List[str]
+    #: Indices (into ``sources``) that overlap another member.
+    overlapping: List[int]
+    #: True proved for all shapes, False refuted, None undecided / static.
+    invariant: Optional[bool]
+    symbolic: bool
+    result: Optional[OverlapResult]
+    #: What the run-time guard checks, in words.
+    guard: List[str]
+    #: Why the conservative answer was used (unbacked symbol, error), if it was.
+    fallback: Optional[str] = None
+    #: True when the decision was restored for an AOTAutograd cache hit.
+    from_cache: bool = False
+
+
+@dataclass
+class Stats:
+    """Counters since the last ``install()``."""
+
+    #: Overlap decisions made (compiles and AOTAutograd cache hits).
+    decisions: int = 0
+    decision_seconds: float = 0.0
+    #: Calls of symalias's run-time guards, and how many failed.
+    guard_checks: int = 0
+    guard_failures: int = 0
+    #: Frames run eagerly because AOTAutograd cannot build them (all reasons).
+    eager_fallbacks: int = 0
+    #: Of those, frames of mutated overlapping views of different dtypes.
+    dtype_fallbacks: int = 0
+    #: One line per eager fallback: why.
+    fallback_reasons: List[str] = field(default_factory=list)
+    #: AOTAutograd cache keys that carry symalias's decision.
+    cache_keys: int = 0
+    #: AOTAutograd cache hits on which symalias restored its decision and guards.
+    cache_hits: int = 0
+    #: Cache entries found but not made under this symalias decision (missed).
+    cache_rejected: int = 0
+    #: Compiles that bypassed the AOTAutograd cache because of symalias.
+    cache_bypassed: int = 0
+    reports: List[GroupReport] = field(default_factory=list)
+
+
+lock = threading.RLock()
+counter = itertools.count()
+stats = Stats()
+
+
+@dataclass
+class Recipe:
+    """What symalias needs to re-install its guards for a compiled graph,
+    by position in AOTAutograd's flat arguments: which inputs the graph
+    mutates (``None``: none, or the merge step did not run) and whether a
+    storage group was merged into a synthetic base."""
+
+    mutated: Optional[List[bool]] = None
+    merged: bool = False
+
+    def to_doc(self) -> Dict[str, Any]:
+        return {"version": RECIPE_VERSION, "mutated": self.mutated, "merged": self.merged}
+
+    @staticmethod
+    def from_doc(doc: Any) -> Optional["Recipe"]:
+        """The recipe of a cache entry, or None when it was not made by this
+        recipe version."""
+        if not isinstance(doc, dict) or doc.get("version") != RECIPE_VERSION:
+            return None
+        mutated = doc.get("mutated")
+        if mutated is not None and not (
+            isinstance(mutated, list) and all(isinstance(m, bool) for m in mutated)
+        ):
+            return None
+        return Recipe(mutated=mutated, merged=bool(doc.get("merged")))
+
+
+class Compile:
+    """The compile in progress on this thread."""
+
+    def __init__(self) -> None:
+        #: AOTAutograd's flat arguments, when the cache path showed them.
+        self.flat_args: Optional[Sequence[Any]] = None
+        self.recipe = Recipe()
+        #: A storage group with a mutated member and another input was seen.
+        self.aliased_mutation = False
+        #: The user's ``view_replay_for_aliased_outputs``, while symalias
+        #: holds it off for this compile.
+        self.saved_view_replay: Optional[bool] = None
+        #: The recipe of the cache entry being loaded (a hit in progress).
+        self.loaded: Optional[Recipe] = None
+        self._positions: Optional[Dict[int, int]] = None
+        self.outer: Optional[Compile] = None
+
+    def position(self, fwd_inputs: Sequence[Any], i: int) -> int:
+        """The flat-argument position of ``fwd_inputs[i]`` (AOTAutograd's
+        deduplicated inputs): by identity when the flat arguments are known,
+        else ``i`` (no duplicates were removed)."""
+        if self.flat_args is None:
+            return i
+        if self._positions is None:
+            self._positions = {}
+            for p, a in enumerate(self.flat_args):
+                self._positions.setdefault(id(a), p)
+        return self._positions.get(id(fwd_inputs[i]), i)
+
+
+_local = threading.local()
+
+
+def current() -> Optional[Compile]:
+    """The compile in progress on this thread, if any."""
+    c: Optional[Compile] = getattr(_local, "compile", None)
+    return c
+
+
+def begin() -> Compile:
+    """Opens the record of a backend compile (nested compiles stack)."""
+    c = Compile()
+    c.outer = current()
+    _local.compile = c
+    return c
+
+
+def end(c: Compile) -> None:
+    """Closes it: the user's view-replay setting is back, the outer record current."""
+    if c.saved_view_replay is not None:
+        import torch
+
+        torch._functorch.config.view_replay_for_aliased_outputs = c.saved_view_replay
+        c.saved_view_replay = None
+    if getattr(_local, "compile", None) is c:
+        _local.compile = c.outer
+
+
+def hold_view_replay_off(c: Compile) -> None:
+    """AOTAutograd replays an aliased output's recorded view steps on its base;
+    for an input merged into a synthetic base that lands at the wrong storage
+    offset (pytorch#198095). Regenerating from sizes, strides and offset
+    (torch's own ``view_replay_for_aliased_outputs=False`` path) is right:
+    held for the rest of this compile."""
+    import torch
+
+    cfg = torch._functorch.config
+    if c.saved_view_replay is None:
+        c.saved_view_replay = bool(cfg.view_replay_for_aliased_outputs)
+    cfg.view_replay_for_aliased_outputs = False
