@@ -16,6 +16,7 @@ objects. ``symalias.torch`` plugs it into ``torch.compile``.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Set, Tuple, Union
 
@@ -250,14 +251,61 @@ class Outcome:
 
 
 def _symbols_doc(symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]]) -> Dict[str, Any]:
+    if symbols is not None and not isinstance(symbols, Mapping):
+        raise TypeError(f"symbols must be a mapping of names to Symbol, not {type(symbols).__name__}")
     out: Dict[str, Any] = {}
     for name, s in (symbols or {}).items():
-        out[name] = s._doc() if isinstance(s, Symbol) else dict(s)
+        if isinstance(s, Symbol):
+            out[name] = s._doc()
+        elif isinstance(s, Mapping):
+            out[name] = dict(s)
+        else:
+            raise TypeError(f"symbols[{name!r}] is {type(s).__name__}, not a Symbol or a mapping")
     return out
 
 
-def _layout_doc(t: Union[TensorLayout, Mapping[str, Any]]) -> Dict[str, Any]:
-    return t._doc() if isinstance(t, TensorLayout) else dict(t)
+def _layout_doc(t: Union[TensorLayout, Mapping[str, Any]], i: int) -> Dict[str, Any]:
+    if isinstance(t, TensorLayout):
+        return t._doc()
+    if isinstance(t, Mapping):
+        return dict(t)
+    raise TypeError(f"tensors[{i}] is {type(t).__name__}, not a TensorLayout or a mapping")
+
+
+def _sequence(xs: Any, what: str) -> Sequence[Any]:
+    """``xs`` as a list, or a ``TypeError`` naming the argument."""
+    if isinstance(xs, (str, bytes, Mapping)) or not isinstance(xs, Iterable):
+        raise TypeError(f"{what} must be a sequence, not {type(xs).__name__}")
+    return list(xs)
+
+
+def _not_finite(doc: Any, path: str) -> Optional[Tuple[str, float]]:
+    """The first float that JSON cannot carry (NaN, infinity), with its path."""
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return path, doc
+    items: Iterable[Tuple[str, Any]] = ()
+    if isinstance(doc, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in doc.items())
+    elif isinstance(doc, list):
+        items = ((f"{path}[{k}]", v) for k, v in enumerate(doc))
+    for p, v in items:
+        found = _not_finite(v, p)
+        if found:
+            return found
+    return None
+
+
+def _document(doc: Dict[str, Any]) -> str:
+    """A FORMATS document as JSON text; a value JSON cannot carry is an
+    ``InputError`` naming the case and the field, as the engine's are."""
+    try:
+        return json.dumps(doc, allow_nan=False)
+    except ValueError:
+        found = _not_finite(doc, "")
+        if found is None:
+            raise
+        path, value = found
+        raise InputError(f'case "{doc.get("id", "case")}", field `{path}`: {value} is not a number the engine can take') from None
 
 
 def overlap(
@@ -277,11 +325,11 @@ def overlap(
     case = {
         "id": id,
         "symbols": _symbols_doc(symbols),
-        "assumptions": list(assumptions),
-        "tensors": [_layout_doc(t) for t in tensors],
+        "assumptions": list(_sequence(assumptions, "assumptions")),
+        "tensors": [_layout_doc(t, i) for i, t in enumerate(_sequence(tensors, "tensors"))],
     }
     text = _native.overlap(
-        json.dumps(case),
+        _document(case),
         prove=prove,
         simplify=simplify,
         time_limit_ms=time_limit_ms,
@@ -320,7 +368,7 @@ def simplify(
         "assumptions": list(assumptions),
         "expr": expr,
     }
-    d = json.loads(_native.simplify(json.dumps(case), time_limit_ms=time_limit_ms))
+    d = json.loads(_native.simplify(_document(case), time_limit_ms=time_limit_ms))
     return SimplifyResult(
         id=d["id"],
         expr=d["expr"],
@@ -387,7 +435,7 @@ def overlap_tensors(tensors: Sequence[Any], *, prove: bool = True, symbolic: boo
 def _answer_case(case: Dict[str, Any], *, prove: bool) -> OverlapResult:
     """An overlap case built from tensors, answered (a proof only when it has
     symbols: a concrete case is decided exactly)."""
-    text = _native.overlap(json.dumps(case), prove=prove and bool(case["symbols"]))
+    text = _native.overlap(_document(case), prove=prove and bool(case["symbols"]))
     return OverlapResult._from_json(text)
 
 

@@ -102,11 +102,38 @@ class _Symbols:
         return int(expr.xreplace({s: hints[s] for s in expr.free_symbols}))
 
 
+def check_tensors(tensors: Any) -> List[Any]:
+    """``tensors`` as a list of strided torch tensors, or a ``TypeError``
+    naming the argument. Meta tensors and FakeTensors are answered (a layout
+    is metadata; storages are compared by identity); sparse, nested and
+    wrapper-subclass tensors are refused: their memory is not one strided
+    storage read through their own sizes and strides."""
+    import torch
+    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
+
+    if isinstance(tensors, (torch.Tensor, str, bytes)) or not hasattr(tensors, "__iter__"):
+        raise TypeError(f"tensors must be a sequence of torch.Tensor, not {type(tensors).__name__}")
+    out = list(tensors)
+    for i, t in enumerate(out):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"tensors[{i}] is {type(t).__name__}, not a torch.Tensor")
+        if t.is_nested:
+            raise TypeError(f"tensors[{i}] is a nested tensor: it has no single strided layout")
+        if t.layout != torch.strided:
+            raise TypeError(f"tensors[{i}] has layout {t.layout}: only strided tensors have sizes and strides over a storage")
+        if is_traceable_wrapper_subclass(t):
+            raise TypeError(
+                f"tensors[{i}] is a {type(t).__name__}, a wrapper subclass: its memory lives in its "
+                "inner tensors (pass those)"
+            )
+    return out
+
+
 def case_of(
     tensors: Sequence[Any], *, symbolic: bool = True, sources: Optional[Sequence[str]] = None
 ) -> Dict[str, Any]:
     """The overlap case of ``tensors`` (all views of one storage)."""
-    tensors = list(tensors)
+    tensors = check_tensors(tensors)
     if sources is not None and len(sources) != len(tensors):
         raise ValueError(f"{len(sources)} sources for {len(tensors)} tensors")
     keys = [storage_key(t) for t in tensors]

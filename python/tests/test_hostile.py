@@ -87,3 +87,63 @@ def test_garbage_fields_in_a_program_are_located():
     doc = (REPRO / "05_analyze_garbage_accepted.json").read_text()
     with pytest.raises(symalias.InputError, match=r"inputs\[\d+\]\.tensor"):
         symalias.analyze(doc)
+
+
+# ---- bad input at the Python boundary: the argument is named ----------------
+
+
+@pytest.mark.parametrize(
+    "value, field",
+    [
+        ({"symbols": {"s": symalias.Symbol(hint=float("nan"))}}, "symbols.s.hint"),
+        ({"symbols": {"s": {"hint": 4, "max": float("inf")}}}, "symbols.s.max"),
+    ],
+)
+def test_a_number_json_cannot_carry_names_its_field(value, field):
+    with pytest.raises(symalias.InputError, match=f"field `{field}`: (nan|inf) is not a number"):
+        symalias.overlap([symalias.TensorLayout(sizes=["s"], strides=[1])], **value)
+
+
+def test_a_non_finite_offset_names_its_tensor():
+    with pytest.raises(symalias.InputError, match=r"field `tensors\[0\].storage_offset`"):
+        symalias.overlap([{"sizes": [2], "strides": [1], "storage_offset": float("inf")}])
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: symalias.overlap(3), "tensors must be a sequence, not int"),
+        (lambda: symalias.overlap([3]), r"tensors\[0\] is int, not a TensorLayout or a mapping"),
+        (lambda: symalias.overlap([{"sizes": ["s"], "strides": [1]}], symbols={"s": 4}), r"symbols\['s'\] is int"),
+        (lambda: symalias.overlap([], symbols=[1]), "symbols must be a mapping"),
+    ],
+)
+def test_wrong_types_name_the_argument(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+def test_tensors_that_have_no_strided_storage_are_refused_on_purpose():
+    torch = pytest.importorskip("torch")
+    from torch.testing._internal.two_tensor import TwoTensor
+
+    x = torch.zeros(4, 4)
+    cases = [
+        (5, "tensors must be a sequence of torch.Tensor, not int"),
+        (x, "not Tensor"),
+        ([x, 3], r"tensors\[1\] is int, not a torch.Tensor"),
+        ([x.to_sparse(), x], r"tensors\[0\] has layout torch.sparse_coo"),
+        ([x, torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged)], r"tensors\[1\] is a nested tensor"),
+        ([TwoTensor(torch.zeros(4), torch.zeros(4))], r"tensors\[0\] is a TwoTensor, a wrapper subclass"),
+    ]
+    for tensors, message in cases:
+        with pytest.raises(TypeError, match=message):
+            symalias.compute_overlapping_tensors(tensors)
+
+
+def test_meta_tensors_and_parameters_are_answered():
+    torch = pytest.importorskip("torch")
+    m = torch.zeros(8, device="meta")
+    assert symalias.compute_overlapping_tensors([m[:4], m[2:6], m[6:]]) == {0, 1}
+    p = torch.nn.Parameter(torch.zeros(8))
+    assert symalias.compute_overlapping_tensors([p[:4], p[4:]]) == set()
