@@ -77,7 +77,7 @@ def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[
         local = list(range(len(tensors)))
     merged = len(local) > 1
     proved = result is not None and result.invariant is True and (symbolic or merged)
-    partition = PartitionCheck(names, result, merged, proved)
+    partition = PartitionCheck(names, result, merged, proved, symbolic)
     # Integer offsets the graph may bake in (Dynamo does not guard them):
     # pinned when the group was merged, or when the verdict is a proof over
     # the layout (which assumed them). Static shapes, merged: the synthetic

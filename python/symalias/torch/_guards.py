@@ -62,6 +62,12 @@ def _pattern(tensors: Sequence[Any]) -> Tuple[int, ...]:
     return tuple(first.setdefault(storage_key(t), i) for i, t in enumerate(tensors))
 
 
+def _layouts(tensors: Sequence[Any]) -> Tuple[Any, ...]:
+    return tuple(
+        (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.element_size()) for t in tensors
+    )
+
+
 def base_signature(t: Any) -> Tuple[Any, ...]:
     """What a static synthetic base bakes in: the autograd base's layout, or
     the storage's size when there is none."""
@@ -77,9 +83,14 @@ class PartitionCheck:
 
     _CACHE_LIMIT = 4096
 
-    def __init__(self, names: List[str], result: Optional[OverlapResult], merged: bool, proved: bool) -> None:
+    def __init__(
+        self, names: List[str], result: Optional[OverlapResult], merged: bool, proved: bool, symbolic: bool
+    ) -> None:
         self.names = names
         self.merged = merged
+        # Static layouts: Dynamo's tensor-match guard pins sizes, strides and
+        # dtype, so a call's layouts differ from another's only in offsets.
+        self.static = not symbolic
         overlapping = list(result.overlapping) if result is not None else list(range(len(names)))
         self.overlapping = overlapping
         self.cache: Dict[Any, bool] = {}
@@ -125,15 +136,25 @@ class PartitionCheck:
         return words
 
     def __call__(self, *tensors: Any) -> bool:
+        if self.guards is None:
+            # Only "still one storage" (a merged group proved, or undecided).
+            first = storage_key(tensors[0])
+            ok = True
+            for t in tensors:
+                if storage_key(t) != first:
+                    ok = False
+                    log.info("symalias: %s failed: %s no longer share one storage", self.verbose(), ", ".join(self.names))
+                    break
+            _count(ok)
+            return ok
         pattern = _pattern(tensors)
-        layouts = tuple(
-            (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.element_size())
-            for t in tensors
-        )
-        key = (pattern, layouts)
+        if self.static:
+            key: Any = (pattern, tuple([t.storage_offset() for t in tensors]))
+        else:
+            key = (pattern, _layouts(tensors))
         hit = self.cache.get(key)
         if hit is None:
-            hit, detail = self._check(pattern, layouts)
+            hit, detail = self._check(pattern, _layouts(tensors))
             if not hit:
                 log.info("symalias: %s failed: %s", self.verbose(), detail)
             if len(self.cache) >= self._CACHE_LIMIT:
@@ -191,9 +212,13 @@ class PinCheck:
         return "symalias: " + "; ".join(self.describe())
 
     def __call__(self, *tensors: Any) -> bool:
-        ok = all(tensors[i].storage_offset() == off for i, off in self.pins) and (
-            self.base is None or base_signature(tensors[0]) == self.base
-        )
+        ok = True
+        for i, off in self.pins:
+            if tensors[i].storage_offset() != off:
+                ok = False
+                break
+        if ok and self.base is not None:
+            ok = base_signature(tensors[0]) == self.base
         _count(ok)
         return ok
 
@@ -212,8 +237,11 @@ class CrossStorageCheck:
         # The compile-time groups each run-time storage holds; a storage
         # holding two of them fails only when one was mutated.
         by_key: Dict[int, Set[int]] = {}
+        shared = False
         for t, g in zip(tensors, self.groups):
-            by_key.setdefault(storage_key(t), set()).add(g)
-        ok = not any(len(gs) > 1 and gs & self.mutated_groups for gs in by_key.values())
+            gs = by_key.setdefault(storage_key(t), set())
+            gs.add(g)
+            shared = shared or len(gs) > 1
+        ok = not shared or not any(len(gs) > 1 and gs & self.mutated_groups for gs in by_key.values())
         _count(ok)
         return ok
