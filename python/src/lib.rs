@@ -1,8 +1,10 @@
 //! `symalias._native`: the thin PyO3 layer under the `symalias` Python package.
 //!
-//! Every entry point takes the FORMATS.md documents as JSON text and returns
-//! JSON text: the Python package (`python/symalias/`) builds the documents
-//! from typed arguments and turns the answers into typed result objects.
+//! The document entry points take the FORMATS.md documents as JSON text and
+//! return JSON text: the Python package (`python/symalias/`) builds the
+//! documents from typed arguments and turns the answers into typed result
+//! objects. Concrete tensors take the native road instead (`tensors`):
+//! layouts read in Rust, no documents.
 //! Bad input raises `symalias.InputError` (a `ValueError`) carrying the same
 //! located message as the CLI, without the line number. Every analysis runs
 //! with the GIL released, on a worker thread with the CLI's 64 MB stack (the
@@ -21,6 +23,8 @@ use symalias::io::{
 };
 use symalias::simplify::{simplify as engine_simplify, Limits, SimplifyOptions};
 use symalias::Call;
+
+mod tensors;
 
 create_exception!(
     symalias,
@@ -235,6 +239,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(tensors::overlapping_tensors, m)?)?;
     m.add_class::<GuardSet>()?;
     Ok(())
 }

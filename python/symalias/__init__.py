@@ -443,5 +443,15 @@ def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -
     """Drop-in for ``torch._C._dynamo.guards.compute_overlapping_tensors``:
     the indices of the tensors whose memory overlaps another's, exactly (at
     the hints for SymInt layouts). Tensors of different storages are refused
-    (``ValueError``): torch's function assumes one storage without checking."""
-    return set(overlap_tensors(tensors, prove=False, symbolic=symbolic).overlapping)
+    (``ValueError``): torch's function assumes one storage without checking.
+    Concrete layouts are read and decided natively (no documents)."""
+    from ._tensors import DifferentStoragesError, check_sequence
+
+    tensors = check_sequence(tensors)
+    native = _native.overlapping_tensors(tensors)
+    if native is None:  # a SymInt layout: the symbolic path
+        return set(overlap_tensors(tensors, prove=False, symbolic=symbolic).overlapping)
+    overlapping, other = native
+    if other is not None:
+        raise DifferentStoragesError.at(other)
+    return set(overlapping)

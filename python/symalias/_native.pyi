@@ -3,7 +3,7 @@
 Every function takes a FORMATS.md document as JSON text and returns the
 answer as JSON text; ``symalias`` wraps them in typed objects."""
 
-from typing import Optional
+from typing import Any, List, Optional, Sequence, Tuple
 
 __version__: str
 
@@ -34,6 +34,13 @@ def simplify(case: str, *, time_limit_ms: Optional[int] = None) -> str:
 
 def parse(expr: str) -> str:
     """An expression -> its canonical text."""
+
+def overlapping_tensors(tensors: Sequence[Any]) -> Optional[Tuple[List[int], Optional[int]]]:
+    """Concrete torch tensors of one storage -> ``(overlapping indices, None)``,
+    ``([], i)`` when ``tensors[i]`` is in another storage than ``tensors[0]``,
+    or ``None`` when a layout holds a SymInt (take the symbolic path).
+    Raises ``TypeError`` naming the index of a tensor without a strided
+    storage, ``InputError`` for an invalid layout."""
 
 class GuardSet:
     """The guards of a result document, prepared once."""

@@ -17,6 +17,15 @@ class UnbackedSymbolError(ValueError):
 class DifferentStoragesError(ValueError):
     """The tensors are not all views of one storage."""
 
+    @staticmethod
+    def at(other: int) -> "DifferentStoragesError":
+        """The error for ``tensors[other]`` in another storage than ``tensors[0]``."""
+        return DifferentStoragesError(
+            f"tensors[0] and tensors[{other}] are views of different storages; "
+            "compute_overlapping_tensors compares views of one storage "
+            "(group the tensors by storage first)"
+        )
+
 
 def storage_key(t: Any) -> int:
     """Identity of a tensor's storage (its StorageImpl)."""
@@ -102,30 +111,43 @@ class _Symbols:
         return int(expr.xreplace({s: hints[s] for s in expr.free_symbols}))
 
 
-def check_tensors(tensors: Any) -> List[Any]:
-    """``tensors`` as a list of strided torch tensors, or a ``TypeError``
-    naming the argument. Meta tensors and FakeTensors are answered (a layout
-    is metadata; storages are compared by identity); sparse, nested and
-    wrapper-subclass tensors are refused: their memory is not one strided
-    storage read through their own sizes and strides."""
+def check_sequence(tensors: Any) -> List[Any]:
+    """``tensors`` as a list, or a ``TypeError``: one tensor, a string or a
+    non-iterable is not a sequence of tensors."""
     import torch
-    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
 
     if isinstance(tensors, (torch.Tensor, str, bytes)) or not hasattr(tensors, "__iter__"):
         raise TypeError(f"tensors must be a sequence of torch.Tensor, not {type(tensors).__name__}")
-    out = list(tensors)
+    return list(tensors)
+
+
+def check_one(t: Any, i: int) -> None:
+    """Refuses, with a ``TypeError`` naming ``tensors[i]``, what has no
+    strided storage read through its own sizes and strides: non-tensors,
+    sparse and nested tensors, wrapper subclasses (their memory is in their
+    inner tensors). Meta tensors and FakeTensors are answered: a layout is
+    metadata, and storages are compared by identity."""
+    import torch
+    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
+
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"tensors[{i}] is {type(t).__name__}, not a torch.Tensor")
+    if t.is_nested:
+        raise TypeError(f"tensors[{i}] is a nested tensor: it has no single strided layout")
+    if t.layout != torch.strided:
+        raise TypeError(f"tensors[{i}] has layout {t.layout}: only strided tensors have sizes and strides over a storage")
+    if is_traceable_wrapper_subclass(t):
+        raise TypeError(
+            f"tensors[{i}] is a {type(t).__name__}, a wrapper subclass: its memory lives in its "
+            "inner tensors (pass those)"
+        )
+
+
+def check_tensors(tensors: Any) -> List[Any]:
+    """``tensors`` as a list of strided torch tensors (``check_one`` each)."""
+    out = check_sequence(tensors)
     for i, t in enumerate(out):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"tensors[{i}] is {type(t).__name__}, not a torch.Tensor")
-        if t.is_nested:
-            raise TypeError(f"tensors[{i}] is a nested tensor: it has no single strided layout")
-        if t.layout != torch.strided:
-            raise TypeError(f"tensors[{i}] has layout {t.layout}: only strided tensors have sizes and strides over a storage")
-        if is_traceable_wrapper_subclass(t):
-            raise TypeError(
-                f"tensors[{i}] is a {type(t).__name__}, a wrapper subclass: its memory lives in its "
-                "inner tensors (pass those)"
-            )
+        check_one(t, i)
     return out
 
 
@@ -140,11 +162,7 @@ def case_of(
     if len(set(keys)) > 1:
         first = keys[0]
         other = next(i for i, k in enumerate(keys) if k != first)
-        raise DifferentStoragesError(
-            f"tensors[0] and tensors[{other}] are views of different storages; "
-            "compute_overlapping_tensors compares views of one storage "
-            "(group the tensors by storage first)"
-        )
+        raise DifferentStoragesError.at(other)
     syms = _Symbols()
     docs: List[Dict[str, Any]] = []
     for i, t in enumerate(tensors):
