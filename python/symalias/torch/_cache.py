@@ -35,9 +35,16 @@ from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import __version__, _answer_case
-from .._tensors import case_of, storage_key
+from .._tensors import case_of
 from . import _state
-from ._decision import cross_storage_guard, decide_group, source_list
+from ._decision import (
+    cross_storage_guard,
+    decide_group,
+    is_symbolic,
+    source_list,
+    storage_groups,
+    tensor_positions,
+)
 from ._guards import base_signature
 from ._state import RECIPE_VERSION, Recipe, lock, log, stats
 
@@ -52,38 +59,15 @@ _PENDING_LIMIT = 256
 _pending: "OrderedDict[str, Recipe]" = OrderedDict()
 
 
-def _tensor_positions(args: Sequence[Any]) -> List[int]:
-    """Positions of the tensor arguments, each tensor object once (AOTAutograd
-    removes repeated objects before deciding)."""
+def _baked(tensors: List[Any]) -> List[Any]:
+    """What a synthetic-base graph of this group bakes in and torch's key
+    leaves out -- the facts ``PinCheck`` pins: each member's integer storage
+    offset (None where symbolic) and, for static layouts, the base's layout."""
     import torch
 
-    seen = set()
-    out = []
-    for p, a in enumerate(args):
-        if isinstance(a, torch.Tensor) and id(a) not in seen:
-            seen.add(id(a))
-            out.append(p)
-    return out
-
-
-def storage_groups(args: Sequence[Any]) -> List[List[int]]:
-    """Positions of tensor arguments that share a storage, groups of two or more."""
-    by_storage: Dict[int, List[int]] = {}
-    for p in _tensor_positions(args):
-        by_storage.setdefault(storage_key(args[p]), []).append(p)
-    return [g for g in by_storage.values() if len(g) > 1]
-
-
-def _baked(t: Any) -> List[Optional[str]]:
-    """What a synthetic-base graph bakes in of a member and torch's key
-    leaves out: an integer storage offset, and a static base's layout (the
-    facts symalias's ``PinCheck`` pins); None where symbolic."""
-    import torch
-
-    off = t.storage_offset()
-    base = base_signature(t)
-    static = not any(isinstance(x, torch.SymInt) for part in base for x in (part if isinstance(part, tuple) else (part,)))
-    return [None if isinstance(off, torch.SymInt) else str(off), str(base) if static else None]
+    offsets = [None if isinstance(t.storage_offset(), torch.SymInt) else t.storage_offset() for t in tensors]
+    base = None if is_symbolic(tensors) else str(base_signature(tensors[0]))
+    return [offsets, base]
 
 
 def fingerprint(args: Sequence[Any]) -> Optional[str]:
@@ -105,7 +89,7 @@ def fingerprint(args: Sequence[Any]) -> Optional[str]:
                 f"symalias: a storage group of {len(g)} inputs has more pairs than it lists"
             )
         pairs = sorted([g[q.a], g[q.b], q.overlap] for q in result.pairs)
-        parts.append([g, pairs, [_baked(args[p]) for p in g]])
+        parts.append([g, pairs, _baked([args[p] for p in g])])
     if not parts:
         return None
     doc = json.dumps({"symalias": __version__, "recipe": RECIPE_VERSION, "groups": parts})
@@ -215,7 +199,7 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
     mutated = recipe.mutated
     if tc is None or mutated is None or len(mutated) != len(args):
         return
-    kept = _tensor_positions(args)
+    kept = tensor_positions(args)
     sources = source_list(aot_config, kept)
     if sources is None:
         return

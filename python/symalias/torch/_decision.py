@@ -41,7 +41,30 @@ def source_list(aot_config: Any, positions: Sequence[int]) -> Optional[List[Any]
     return out
 
 
-def _is_symbolic(tensors: Sequence[Any]) -> bool:
+def tensor_positions(args: Sequence[Any]) -> List[int]:
+    """Positions of the tensor arguments, each tensor object once (AOTAutograd
+    removes repeated objects before deciding)."""
+    import torch
+
+    seen = set()
+    out = []
+    for p, a in enumerate(args):
+        if isinstance(a, torch.Tensor) and id(a) not in seen:
+            seen.add(id(a))
+            out.append(p)
+    return out
+
+
+def storage_groups(args: Sequence[Any]) -> List[List[int]]:
+    """Positions of tensor arguments that share a storage, groups of two or more."""
+    by_storage: Dict[int, List[int]] = {}
+    for p in tensor_positions(args):
+        by_storage.setdefault(storage_key(args[p]), []).append(p)
+    return [g for g in by_storage.values() if len(g) > 1]
+
+
+def is_symbolic(tensors: Sequence[Any]) -> bool:
+    """Some size, stride or offset of these tensors is a SymInt."""
     import torch
 
     return any(
@@ -59,7 +82,7 @@ def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[
 
     start = time.perf_counter()
     names = [source_name(s) for s in sources] if sources else labels
-    symbolic = _is_symbolic(tensors)
+    symbolic = is_symbolic(tensors)
     result: Optional[OverlapResult] = None
     fallback = None
     case: Optional[Dict[str, Any]] = None

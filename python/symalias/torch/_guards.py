@@ -148,13 +148,14 @@ class PartitionCheck:
             _count(ok)
             return ok
         pattern = _pattern(tensors)
-        if self.static:
+        layouts = None if self.static else _layouts(tensors)
+        if layouts is None:
             key: Any = (pattern, tuple([t.storage_offset() for t in tensors]))
         else:
-            key = (pattern, _layouts(tensors))
+            key = (pattern, layouts)
         hit = self.cache.get(key)
         if hit is None:
-            hit, detail = self._check(pattern, _layouts(tensors))
+            hit, detail = self._check(self.guards, pattern, layouts or _layouts(tensors))
             if not hit:
                 log.info("symalias: %s failed: %s", self.verbose(), detail)
             if len(self.cache) >= self._CACHE_LIMIT:
@@ -163,11 +164,11 @@ class PartitionCheck:
         _count(hit)
         return hit
 
-    def _check(self, pattern: Tuple[int, ...], layouts: Tuple[Any, ...]) -> Tuple[bool, str]:
+    def _check(
+        self, guards: _native.GuardSet, pattern: Tuple[int, ...], layouts: Tuple[Any, ...]
+    ) -> Tuple[bool, str]:
         if self.merged and any(p != 0 for p in pattern):
             return False, f"{', '.join(self.names)} no longer share one storage"
-        if self.guards is None:
-            return True, ""
         inputs = [
             {
                 "source": self.names[i],
@@ -182,7 +183,7 @@ class PartitionCheck:
             }
             for i, (sz, st, off, isz) in enumerate(layouts)
         ]
-        outcome = json.loads(self.guards.check(json.dumps({"inputs": inputs})))
+        outcome = json.loads(guards.check(json.dumps({"inputs": inputs})))
         return bool(outcome["pass"]), str(outcome.get("reason") or "")
 
 

@@ -140,7 +140,6 @@ def uninstall() -> None:
             raw = _saved.pop(f"{h.owner}.{h.attr}", None)
             if raw is not None:
                 setattr(_resolve(h.owner), h.attr, raw)
-        _saved.clear()
 
 
 @contextlib.contextmanager

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from .._tensors import storage_key
 from . import _state
-from ._decision import cross_storage_guard, source_list
+from ._decision import cross_storage_guard, source_list, storage_groups
 from ._state import EagerFallback, lock, log, stats
 
 #: AOTAutograd's messages for aliased mutated inputs it cannot merge.
@@ -33,13 +32,7 @@ _REFUSALS = (
 
 def _aliased_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> bool:
     """Some storage holds a mutated tensor input and another tensor input."""
-    import torch
-
-    groups: Dict[int, List[int]] = {}
-    for i, t in enumerate(fwd_inputs):
-        if isinstance(t, torch.Tensor):
-            groups.setdefault(storage_key(t), []).append(i)
-    return any(len(g) > 1 and any(mutated[i] for i in g) for g in groups.values())
+    return any(any(mutated[i] for i in g) for g in storage_groups(fwd_inputs))
 
 
 def _record(c: Optional[_state.Compile], fwd_inputs: List[Any], mutated: List[bool]) -> None:
@@ -74,7 +67,8 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
 
         c = _state.current()
         mutated = [bool(getattr(m, "mutates_data", False)) for m in mutated_input_info]
-        if any(mutated):
+        any_mutated = any(mutated)
+        if any_mutated:
             _record(c, fwd_inputs, mutated)
             if c is not None and _aliased_mutation(fwd_inputs, mutated):
                 c.aliased_mutation = True
@@ -87,7 +81,7 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
                 if words in str(e):
                     raise EagerFallback(str(e).splitlines()[0], dtypes=dtypes) from e
             raise
-        if any(mutated):
+        if any_mutated:
             idx = [i for i, t in enumerate(fwd_inputs) if isinstance(t, torch.Tensor)]
             positions = [c.position(fwd_inputs, i) if c else i for i in idx]
             sources = source_list(aot_config, positions)
