@@ -24,6 +24,7 @@ use symalias::io::{
 use symalias::simplify::{simplify as engine_simplify, Limits, SimplifyOptions};
 use symalias::Call;
 
+mod checks;
 mod tensors;
 
 create_exception!(
@@ -241,5 +242,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(tensors::overlapping_tensors, m)?)?;
     m.add_class::<GuardSet>()?;
+    m.add_class::<checks::FrameCheck>()?;
+    m.add_function(wrap_pyfunction!(checks::check_counters, m)?)?;
+    m.add_function(wrap_pyfunction!(checks::reset_check_counters, m)?)?;
     Ok(())
 }

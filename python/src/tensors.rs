@@ -32,14 +32,14 @@ enum Read {
 
 /// An exact Python int as i64; None for anything else (a SymInt is read by
 /// the symbolic path: converting it here would add a ShapeEnv guard).
-fn int(x: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+pub(crate) fn int(x: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
     match x.cast::<PyInt>() {
         Ok(i) => Ok(Some(i.extract()?)),
         Err(_) => Ok(None),
     }
 }
 
-fn ints(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<i64>>> {
+pub(crate) fn ints(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<i64>>> {
     let tuple = obj.cast::<PyTuple>()?;
     let mut out = Vec::with_capacity(tuple.len());
     for x in tuple.iter() {

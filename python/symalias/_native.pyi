@@ -49,3 +49,30 @@ class GuardSet:
     def check(self, call: str) -> str:
         """One call (FORMATS.md §6) -> ``{"pass": true}`` or the failing guard."""
     def __len__(self) -> int: ...
+
+class FrameCheck:
+    """Every run-time fact of one compiled frame, checked in one native call
+    (``symalias.torch``). Facts are tuples naming tensors by index:
+    ``("one_storage", members)``,
+    ``("partition", members, merged, symbolic, names, guards_json)``,
+    ``("pins", [(index, offset)], base)``,
+    ``("cross", members, groups, mutated_by_group)``."""
+
+    def __init__(
+        self, paths: Sequence[Optional[Sequence[Tuple[str, Any]]]], facts: Sequence[Tuple[Any, ...]]
+    ) -> None:
+        """``paths``: per tensor, its ``("item", key)`` / ``("attr", name)``
+        steps from the frame's locals, or None for a tensor passed in the call."""
+    def __call__(self, locals: Any, *tensors: Any) -> bool:
+        """True when every fact holds; counted in ``check_counters``."""
+    def failing(self, locals: Any, *tensors: Any) -> Optional[int]:
+        """The first fact that fails, or None; not counted."""
+    def fact_holds(self, k: int, locals: Any, *tensors: Any) -> bool:
+        """Whether fact ``k`` alone holds; not counted."""
+    def __len__(self) -> int: ...
+
+def check_counters() -> Tuple[int, int, int]:
+    """Run-time checks since the last reset: ``(calls, failures, nanoseconds)``."""
+
+def reset_check_counters() -> None:
+    """Sets the run-time check counters to zero."""

@@ -20,8 +20,8 @@ from ._guards import (
     CrossStorageCheck,
     PartitionCheck,
     PinCheck,
-    add_lambda_guard,
     base_signature,
+    install_fact,
     source_name,
 )
 from ._state import GroupReport, lock, log, stats
@@ -119,9 +119,9 @@ def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[
     if tc is not None and sources is not None:
         # The partition first: when both fail, torch's wording is the reason.
         if partition.needed():
-            add_lambda_guard(tc, sources, partition, partition.verbose())
+            install_fact(tc, sources, partition)
         if pin.needed():
-            add_lambda_guard(tc, sources, pin, pin.verbose())
+            install_fact(tc, sources, pin)
     with lock:
         stats.decisions += 1
         stats.decision_seconds += time.perf_counter() - start
@@ -161,4 +161,4 @@ def cross_storage_guard(tc: Any, sources: List[Any], tensors: List[Any], mutated
     groups = [group_of.setdefault(storage_key(t), len(group_of)) for t in tensors]
     if len(group_of) < 2:
         return
-    add_lambda_guard(tc, sources, CrossStorageCheck(groups, mutated), CrossStorageCheck.VERBOSE)
+    install_fact(tc, sources, CrossStorageCheck(groups, mutated))

@@ -1,4 +1,4 @@
-"""symalias's run-time guards, installed as Dynamo lambda guards.
+"""symalias's run-time guards: facts checked by one native call per frame.
 
 * ``PartitionCheck`` (H2) checks the fact torch's ``StorageOverlap`` guard
   checks -- which members of a storage group overlap -- with symalias's exact
@@ -9,19 +9,25 @@
 * ``CrossStorageCheck`` (H3): no mutated input shares its storage with an
   input that was in another storage at compile time.
 
-Each check is memoised on the layouts it reads; a failure is counted in
-``stats`` and its detail logged (INFO, logger ``symalias.torch``).
+These describe facts; ``FrameGuards`` gathers a compile's facts and installs
+them as one Dynamo lambda guard calling ``_native.FrameCheck``, which reads
+each tensor once (storage identity, offset; whole layouts only for symbolic
+groups), decides in Rust, memoises partitions on what it read, and counts
+its calls, failures and time (``stats``). A frame with one fact has that
+fact's wording as its recompile reason; with several, each fact is a
+verbose part torch evaluates on failure (``why``), so the reason names the
+fact that failed, in the same words.
 """
 
 from __future__ import annotations
 
+import ast
 import json
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+import weakref
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import OverlapResult, _native
-from .._tensors import storage_key
 from . import _state
-from ._state import lock, log, stats
 
 
 def source_name(source: Any) -> str:
@@ -30,42 +36,118 @@ def source_name(source: Any) -> str:
     return str(n() if callable(n) else n)
 
 
-def add_lambda_guard(tc: Any, sources: Sequence[Any], check: Callable[..., bool], verbose: str) -> None:
-    """A Dynamo lambda guard calling ``check`` on the sources' values;
-    ``verbose`` is its one verbose code part (the recompile reason)."""
+def add_lambda_guard(tc: Any, origin: Any, args: str, check: Any, verbose: List[str]) -> None:
+    """A Dynamo lambda guard calling ``check(<args>)`` (Python code over the
+    frame's ``L``); ``verbose`` are its verbose code parts (the recompile
+    reason); ``origin`` is the source torch files the guard under."""
     import torch
 
     fn_name = f"___symalias_check_{next(_state.counter)}"
-    code = f"{fn_name}({', '.join(source_name(s) for s in sources)})"
+    code = f"{fn_name}({args})"
 
     def create_fn(builder: Any, guard: Any) -> None:
         builder.add_python_lambda_leaf_guard_to_root(
-            [code], [verbose], closure_vars={fn_name: check}
+            [code], verbose, closure_vars={fn_name: check}
         )
 
-    tc.guards_context.dynamo_guards.add(torch._guards.Guard(sources[0], create_fn))
+    tc.guards_context.dynamo_guards.add(torch._guards.Guard(origin, create_fn))
 
 
-def _count(ok: bool) -> None:
-    # Paid on every call of a compiled frame: the check count is a plain
-    # increment (the GIL keeps it from tearing; concurrent frames may lose a
-    # count), failures are rare and counted under the lock.
-    stats.guard_checks += 1
-    if not ok:
-        with lock:
-            stats.guard_failures += 1
+def path(name: str) -> Optional[List[Tuple[str, Any]]]:
+    """The steps from the frame's locals ``L`` to the value a source names
+    (``L['params'][3]`` -> item 'params', item 3), or None when the name is
+    not such a chain (the guard's code passes that value)."""
+    try:
+        node: ast.expr = ast.parse(name, mode="eval").body
+    except SyntaxError:
+        return None
+    steps: List[Tuple[str, Any]] = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            steps.append(("attr", node.attr))
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            key = node.slice.value
+            if type(key) not in (int, str):
+                return None
+            steps.append(("item", key))
+            node = node.value
+        elif isinstance(node, ast.Name) and node.id == "L" and steps:
+            steps.reverse()
+            return steps
+        else:
+            return None
 
 
-def _pattern(tensors: Sequence[Any]) -> Tuple[int, ...]:
-    """Which tensors share a storage: each one's first tensor of its storage."""
-    first: Dict[int, int] = {}
-    return tuple(first.setdefault(storage_key(t), i) for i, t in enumerate(tensors))
+#: Frames with several facts, for ``why``: id -> (the check, each fact's words).
+_FRAMES: Dict[int, Tuple["weakref.ReferenceType[Any]", List[str]]] = {}
 
 
-def _layouts(tensors: Sequence[Any]) -> Tuple[Any, ...]:
-    return tuple(
-        (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.element_size()) for t in tensors
-    )
+def why(frame: int, k: int, locals: Any, *tensors: Any) -> Any:
+    """Fact ``k`` of frame check ``frame`` on the frame's values: True when
+    it holds, else its words (torch evaluates this as a recompile reason)."""
+    entry = _FRAMES.get(frame)
+    check = entry[0]() if entry is not None else None
+    if entry is None or check is None:
+        return True
+    return True if check.fact_holds(k, locals, *tensors) else entry[1][k]
+
+
+class FrameGuards:
+    """The facts of one compile, over the union of their sources."""
+
+    def __init__(self) -> None:
+        self.sources: List[Any] = []
+        self._slot: Dict[str, int] = {}
+        self.facts: List[Tuple[Any, List[int]]] = []
+
+    def add(self, sources: Sequence[Any], fact: Any) -> None:
+        """Adds a fact about the tensors at ``sources``."""
+        idx = []
+        for s in sources:
+            name = source_name(s)
+            if name not in self._slot:
+                self._slot[name] = len(self.sources)
+                self.sources.append(s)
+            idx.append(self._slot[name])
+        self.facts.append((fact, idx))
+
+    def install(self, tc: Any) -> None:
+        """One lambda guard for every fact gathered (none when there is none)."""
+        if not self.facts or tc is None:
+            return
+        paths = [path(source_name(s)) for s in self.sources]
+        check = _native.FrameCheck(paths, [f.native(idx) for f, idx in self.facts])
+        args = ", ".join(["L"] + [source_name(s) for s, p in zip(self.sources, paths) if p is None])
+        words = [f.verbose() for f, _ in self.facts]
+        if len(words) == 1:
+            verbose = words
+        else:
+            frame = next(_state.counter)
+            _FRAMES[frame] = (weakref.ref(check, lambda _: _FRAMES.pop(frame, None)), words)
+            verbose = [
+                f"__import__('symalias.torch._guards', fromlist=['why']).why({frame}, {k}, {args})"
+                for k in range(len(words))
+            ]
+        add_lambda_guard(tc, self.sources[0], args, check, verbose)
+        with _state.lock:
+            _state.stats.frames_guarded += 1
+            _state.lifetime["frames_guarded"] += 1
+        self.facts = []
+
+
+def install_fact(tc: Any, sources: Sequence[Any], fact: Any) -> None:
+    """Adds ``fact`` to the compile in progress, or installs it alone when
+    no compile record is open."""
+    c = _state.current()
+    if c is not None:
+        if c.guards is None:
+            c.guards = FrameGuards()
+        c.guards.add(sources, fact)
+        return
+    g = FrameGuards()
+    g.add(sources, fact)
+    g.install(tc)
 
 
 def base_signature(t: Any) -> Tuple[Any, ...]:
@@ -79,26 +161,21 @@ def base_signature(t: Any) -> Tuple[Any, ...]:
 
 class PartitionCheck:
     """Which members of a storage group overlap (and, for a merged group,
-    that they still share one storage), checked at run time."""
-
-    _CACHE_LIMIT = 4096
+    that they still share one storage)."""
 
     def __init__(
         self, names: List[str], result: Optional[OverlapResult], merged: bool, proved: bool, symbolic: bool
     ) -> None:
         self.names = names
         self.merged = merged
-        # Static layouts: Dynamo's tensor-match guard pins sizes, strides and
-        # dtype, so a call's layouts differ from another's only in offsets.
-        self.static = not symbolic
+        self.symbolic = symbolic
         overlapping = list(result.overlapping) if result is not None else list(range(len(names)))
         self.overlapping = overlapping
-        self.cache: Dict[Any, bool] = {}
         # The classification itself: nothing when proved for all shapes
         # (pinned layouts keep the proof's premises); symalias's partition
         # guard otherwise. A conservative (undecided) merge is right for any
         # pattern, so it only needs the one storage.
-        self.guards: Optional[_native.GuardSet] = None
+        self.guards: Optional[List[Dict[str, Any]]] = None
         if result is not None and not proved:
             overlap_guards = [
                 {"kind": g.kind, **g.fields} for g in result.guards if g.kind == "storage_overlap"
@@ -111,7 +188,7 @@ class PartitionCheck:
                         "non_overlapping": [names[i] for i in result.non_overlapping],
                     }
                 ]
-            self.guards = _native.GuardSet(json.dumps({"guards": overlap_guards}))
+            self.guards = overlap_guards
 
     def needed(self) -> bool:
         # A split group in two storages stays disjoint: the one-storage
@@ -135,56 +212,11 @@ class PartitionCheck:
             words.append(f"StorageOverlap(overlapping=[{', '.join(ov)}]) by symalias")
         return words
 
-    def __call__(self, *tensors: Any) -> bool:
+    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
         if self.guards is None:
-            # Only "still one storage" (a merged group proved, or undecided).
-            first = storage_key(tensors[0])
-            ok = True
-            for t in tensors:
-                if storage_key(t) != first:
-                    ok = False
-                    log.info("symalias: %s failed: %s no longer share one storage", self.verbose(), ", ".join(self.names))
-                    break
-            _count(ok)
-            return ok
-        pattern = _pattern(tensors)
-        layouts = None if self.static else _layouts(tensors)
-        if layouts is None:
-            key: Any = (pattern, tuple([t.storage_offset() for t in tensors]))
-        else:
-            key = (pattern, layouts)
-        hit = self.cache.get(key)
-        if hit is None:
-            hit, detail = self._check(self.guards, pattern, layouts or _layouts(tensors))
-            if not hit:
-                log.info("symalias: %s failed: %s", self.verbose(), detail)
-            if len(self.cache) >= self._CACHE_LIMIT:
-                self.cache.clear()
-            self.cache[key] = hit
-        _count(hit)
-        return hit
-
-    def _check(
-        self, guards: _native.GuardSet, pattern: Tuple[int, ...], layouts: Tuple[Any, ...]
-    ) -> Tuple[bool, str]:
-        if self.merged and any(p != 0 for p in pattern):
-            return False, f"{', '.join(self.names)} no longer share one storage"
-        inputs = [
-            {
-                "source": self.names[i],
-                "tensor": {
-                    "object": str(i),
-                    "storage": str(pattern[i]),
-                    "sizes": list(sz),
-                    "strides": list(st),
-                    "storage_offset": off,
-                    "itemsize": isz,
-                },
-            }
-            for i, (sz, st, off, isz) in enumerate(layouts)
-        ]
-        outcome = json.loads(guards.check(json.dumps({"inputs": inputs})))
-        return bool(outcome["pass"]), str(outcome.get("reason") or "")
+            return ("one_storage", idx)
+        return ("partition", idx, self.merged, self.symbolic, self.names, json.dumps(self.guards))
 
 
 class PinCheck:
@@ -212,16 +244,10 @@ class PinCheck:
     def verbose(self) -> str:
         return "symalias: " + "; ".join(self.describe())
 
-    def __call__(self, *tensors: Any) -> bool:
-        ok = True
-        for i, off in self.pins:
-            if tensors[i].storage_offset() != off:
-                ok = False
-                break
-        if ok and self.base is not None:
-            ok = base_signature(tensors[0]) == self.base
-        _count(ok)
-        return ok
+    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
+        base = (idx[0], self.base) if self.base is not None else None
+        return ("pins", [(idx[i], off) for i, off in self.pins], base)
 
 
 class CrossStorageCheck:
@@ -232,17 +258,14 @@ class CrossStorageCheck:
 
     def __init__(self, groups: List[int], mutated: List[bool]) -> None:
         self.groups = groups
-        self.mutated_groups = {g for g, m in zip(groups, mutated) if m}
+        flags = [False] * (max(groups) + 1 if groups else 0)
+        for g, m in zip(groups, mutated):
+            flags[g] = flags[g] or m
+        self.mutated_groups = flags
 
-    def __call__(self, *tensors: Any) -> bool:
-        # The compile-time groups each run-time storage holds; a storage
-        # holding two of them fails only when one was mutated.
-        by_key: Dict[int, Set[int]] = {}
-        shared = False
-        for t, g in zip(tensors, self.groups):
-            gs = by_key.setdefault(storage_key(t), set())
-            gs.add(g)
-            shared = shared or len(gs) > 1
-        ok = not shared or not any(len(gs) > 1 and gs & self.mutated_groups for gs in by_key.values())
-        _count(ok)
-        return ok
+    def verbose(self) -> str:
+        return self.VERBOSE
+
+    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
+        return ("cross", idx, self.groups, self.mutated_groups)

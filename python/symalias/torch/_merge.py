@@ -119,11 +119,25 @@ def _fallback(e: BaseException, c: _state.Compile) -> Optional[EagerFallback]:
     return None
 
 
+def _install(c: _state.Compile, torch: Any) -> None:
+    """The compile's run-time facts, as one guard of the frame."""
+    with lock:
+        stats.frames_compiled += 1
+        _state.lifetime["frames_compiled"] += 1
+    if c.guards is not None:
+        c.guards.install(torch._guards.TracingContext.try_get())
+        c.guards = None
+
+
 def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
     def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
+        import torch
+
         c = _state.begin()
         try:
-            return orig(self, gm, example_inputs)
+            out = orig(self, gm, example_inputs)
+            _install(c, torch)
+            return out
         except Exception as e:
             fb = _fallback(e, c)
             if fb is None:
@@ -137,6 +151,7 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
                 getattr(gm, "_get_name", lambda: "graph")(),
                 fb.reason,
             )
+            _install(c, torch)
             return gm.forward
         finally:
             _state.end(c)

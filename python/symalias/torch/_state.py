@@ -59,9 +59,10 @@ class Stats:
     #: Overlap decisions made (compiles and AOTAutograd cache hits).
     decisions: int = 0
     decision_seconds: float = 0.0
-    #: Calls of symalias's run-time guards, and how many failed.
-    guard_checks: int = 0
-    guard_failures: int = 0
+    #: Compiled frames given a symalias run-time check (one native call
+    #: per frame call), and frames compiled while installed.
+    frames_guarded: int = 0
+    frames_compiled: int = 0
     #: Frames run eagerly because AOTAutograd cannot build them (all reasons).
     eager_fallbacks: int = 0
     #: Of those, frames of mutated overlapping views of different dtypes.
@@ -78,10 +79,40 @@ class Stats:
     cache_bypassed: int = 0
     reports: List[GroupReport] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        from .. import _native
+
+        _native.reset_check_counters()
+
+    @property
+    def guard_checks(self) -> int:
+        """Calls of symalias's run-time checks (every kind: partition, pins,
+        cross-storage -- one call per call of a guarded frame)."""
+        from .. import _native
+
+        return _native.check_counters()[0]
+
+    @property
+    def guard_failures(self) -> int:
+        """Of those, how many failed (each a recompile or a cache miss)."""
+        from .. import _native
+
+        return _native.check_counters()[1]
+
+    @property
+    def guard_check_seconds(self) -> float:
+        """Time spent in them."""
+        from .. import _native
+
+        return _native.check_counters()[2] * 1e-9
+
 
 lock = threading.RLock()
 counter = itertools.count()
 stats = Stats()
+#: Since the process started (never reset): frames compiled while
+#: installed, and of those, frames given a run-time check.
+lifetime = {"frames_compiled": 0, "frames_guarded": 0}
 
 
 @dataclass
@@ -126,6 +157,9 @@ class Compile:
         #: The recipe of the cache entry being loaded (a hit in progress).
         self.loaded: Optional[Recipe] = None
         self._positions: Optional[Dict[int, int]] = None
+        #: The run-time facts decided so far (``_guards.FrameGuards``),
+        #: installed as one guard when the compile succeeds.
+        self.guards: Any = None
         self.outer: Optional[Compile] = None
 
     def position(self, fwd_inputs: Sequence[Any], i: int) -> int:

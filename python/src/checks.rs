@@ -1,0 +1,577 @@
+//! Run-time checks of `symalias.torch`: one native call per compiled frame.
+//!
+//! A `FrameCheck` holds every fact symalias guards for one compiled frame
+//! (one Dynamo lambda guard calls it with the frame's tensor inputs) and
+//! decides them in Rust, reading each tensor at most once per call and only
+//! what the facts need: its storage identity, its storage offset, and for
+//! symbolic groups its whole layout. Tensors reachable from the frame's
+//! locals by item and attribute steps (`L['params'][3]`, `L['self'].w`) are
+//! fetched here from `L`; others are passed by the guard's code.
+//!
+//! Storage identity is the identity of the `untyped_storage()` object:
+//! torch keeps one Python object per live StorageImpl, and the call holds
+//! every storage object it read until it returns, so no address is reused
+//! within a call (the only span over which identities are compared: memo
+//! keys hold the storage *pattern*, not identities).
+//!
+//! The facts, in the order they are checked:
+//! * `one_storage`: the members of a merged group still share one storage;
+//! * `partition`: which members of an unproved storage group overlap,
+//!   checked by the group's guard list, memoised on what it reads (the
+//!   storage pattern and offsets, or whole layouts for symbolic groups) —
+//!   no Python object is built per call;
+//! * `pins`: integer storage offsets, and the layout a static synthetic base
+//!   bakes in (the autograd base's, or the storage's size);
+//! * `cross`: no mutated input shares its storage with an input that was in
+//!   another storage at compile time.
+//!
+//! Every call is counted in process-wide counters (calls, failures, time),
+//! read by `symalias.torch.stats`.
+
+use hashbrown::HashMap;
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+use symalias::io::{prepare_guards, GuardDoc};
+use symalias::{Call, CallInput, CallTensor, View};
+
+use crate::tensors::{int, ints};
+use crate::InputError;
+
+static CALLS: AtomicU64 = AtomicU64::new(0);
+static FAILURES: AtomicU64 = AtomicU64::new(0);
+static NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// The run-time check counters since the last reset: `(calls, failures,
+/// nanoseconds)`.
+#[pyfunction]
+pub fn check_counters() -> (u64, u64, u64) {
+    (
+        CALLS.load(Ordering::Relaxed),
+        FAILURES.load(Ordering::Relaxed),
+        NANOS.load(Ordering::Relaxed),
+    )
+}
+
+/// Sets the run-time check counters to zero.
+#[pyfunction]
+pub fn reset_check_counters() {
+    CALLS.store(0, Ordering::Relaxed);
+    FAILURES.store(0, Ordering::Relaxed);
+    NANOS.store(0, Ordering::Relaxed);
+}
+
+/// Entries a partition's memo keeps before it starts afresh.
+const MEMO_LIMIT: usize = 4096;
+
+/// What a static synthetic base bakes in.
+enum Base {
+    /// The autograd base's sizes, strides, offset and dtype.
+    Autograd {
+        sizes: Vec<i64>,
+        strides: Vec<i64>,
+        offset: i64,
+        dtype: Py<PyAny>,
+    },
+    /// No autograd base: the storage's size in bytes.
+    Storage(i64),
+}
+
+enum Fact {
+    OneStorage(Vec<usize>),
+    Partition {
+        members: Vec<usize>,
+        merged: bool,
+        symbolic: bool,
+        names: Vec<String>,
+        guards: Box<symalias::GuardSet>,
+        memo: Mutex<HashMap<Vec<i64>, bool>>,
+    },
+    Pins {
+        offsets: Vec<(usize, i64)>,
+        base: Option<(usize, Base)>,
+    },
+    Cross {
+        members: Vec<usize>,
+        groups: Vec<u32>,
+        mutated: Vec<bool>,
+    },
+}
+
+/// What one call read of each tensor (lazily, at most once).
+struct Reads<'py> {
+    tensors: Vec<Bound<'py, PyAny>>,
+    storage: Vec<Option<i64>>,
+    /// The storage objects read, held until the call returns.
+    held: Vec<Bound<'py, PyAny>>,
+    offset: Vec<Option<i64>>,
+}
+
+impl<'py> Reads<'py> {
+    fn new(tensors: Vec<Bound<'py, PyAny>>) -> Self {
+        let n = tensors.len();
+        Reads {
+            tensors,
+            storage: vec![None; n],
+            held: Vec::new(),
+            offset: vec![None; n],
+        }
+    }
+
+    fn tensor(&self, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.tensors[i].clone())
+    }
+
+    fn storage(&mut self, i: usize) -> PyResult<i64> {
+        if let Some(s) = self.storage[i] {
+            return Ok(s);
+        }
+        let t = &self.tensors[i];
+        let obj = t.call_method0(intern!(t.py(), "untyped_storage"))?;
+        let s = obj.as_ptr() as i64;
+        self.held.push(obj);
+        self.storage[i] = Some(s);
+        Ok(s)
+    }
+
+    fn offset(&mut self, i: usize) -> PyResult<i64> {
+        if let Some(o) = self.offset[i] {
+            return Ok(o);
+        }
+        let t = self.tensor(i)?;
+        let o: i64 = t
+            .call_method0(intern!(t.py(), "storage_offset"))?
+            .extract()?;
+        self.offset[i] = Some(o);
+        Ok(o)
+    }
+
+    fn view(&mut self, i: usize) -> PyResult<View> {
+        let t = self.tensor(i)?;
+        let py = t.py();
+        let sizes = ints(&t.call_method0(intern!(py, "size"))?)?;
+        let strides = ints(&t.call_method0(intern!(py, "stride"))?)?;
+        let itemsize: i64 = t.call_method0(intern!(py, "element_size"))?.extract()?;
+        let (Some(sizes), Some(strides)) = (sizes, strides) else {
+            return Err(PyValueError::new_err(
+                "a run-time tensor has a symbolic layout",
+            ));
+        };
+        Ok(View {
+            sizes,
+            strides,
+            offset: self.offset(i)?,
+            itemsize,
+        })
+    }
+
+    /// Each member's first member of its storage.
+    fn pattern(&mut self, members: &[usize], key: &mut Vec<i64>) -> PyResult<()> {
+        if members.len() <= 8 {
+            for (k, &i) in members.iter().enumerate() {
+                let s = self.storage(i)?;
+                let first = members[..k]
+                    .iter()
+                    .position(|&j| self.storage[j] == Some(s))
+                    .unwrap_or(k);
+                key.push(first as i64);
+            }
+            return Ok(());
+        }
+        let mut first: HashMap<i64, i64> = HashMap::with_capacity(members.len());
+        for (k, &i) in members.iter().enumerate() {
+            let s = self.storage(i)?;
+            key.push(*first.entry(s).or_insert(k as i64));
+        }
+        Ok(())
+    }
+}
+
+impl Fact {
+    fn holds(&self, r: &mut Reads<'_>) -> PyResult<bool> {
+        match self {
+            Fact::OneStorage(members) => {
+                let first = r.storage(members[0])?;
+                for &i in &members[1..] {
+                    if r.storage(i)? != first {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Fact::Partition {
+                members,
+                merged,
+                symbolic,
+                names,
+                guards,
+                memo,
+            } => {
+                let mut key = Vec::with_capacity(members.len() * 2);
+                r.pattern(members, &mut key)?;
+                if *merged && key.iter().any(|&p| p != 0) {
+                    return Ok(false);
+                }
+                let mut views = Vec::new();
+                for &i in members {
+                    if *symbolic {
+                        let v = r.view(i)?;
+                        key.extend(&v.sizes);
+                        key.extend(&v.strides);
+                        key.push(v.offset);
+                        key.push(v.itemsize);
+                        views.push(v);
+                    } else {
+                        key.push(r.offset(i)?);
+                    }
+                }
+                if let Some(&hit) = memo.lock().expect("memo lock").get(&key) {
+                    return Ok(hit);
+                }
+                if !*symbolic {
+                    for &i in members {
+                        views.push(r.view(i)?);
+                    }
+                }
+                let call = Call {
+                    inputs: views
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, view)| CallInput {
+                            source: names[k].clone(),
+                            tensor: Some(CallTensor {
+                                object: k.to_string(),
+                                storage: key[k].to_string(),
+                                view,
+                                dtype: None,
+                            }),
+                            value: None,
+                        })
+                        .collect(),
+                };
+                let ok = matches!(guards.check(&call), Ok(o) if o.passed());
+                let mut memo = memo.lock().expect("memo lock");
+                if memo.len() >= MEMO_LIMIT {
+                    memo.clear();
+                }
+                memo.insert(key, ok);
+                Ok(ok)
+            }
+            Fact::Pins { offsets, base } => {
+                for &(i, want) in offsets {
+                    if r.offset(i)? != want {
+                        return Ok(false);
+                    }
+                }
+                match base {
+                    None => Ok(true),
+                    Some((i, want)) => base_holds(&r.tensor(*i)?, want),
+                }
+            }
+            Fact::Cross {
+                members,
+                groups,
+                mutated,
+            } => {
+                // Per run-time storage: its first compile-time group, whether
+                // it holds another, whether one of them was mutated.
+                let mut seen: HashMap<i64, (u32, bool, bool)> =
+                    HashMap::with_capacity(members.len());
+                for (k, &i) in members.iter().enumerate() {
+                    let g = groups[k];
+                    let m = mutated[g as usize];
+                    let e = seen.entry(r.storage(i)?).or_insert((g, false, false));
+                    e.1 |= e.0 != g;
+                    e.2 |= m;
+                    if e.1 && e.2 {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+        }
+    }
+}
+
+fn base_holds(t: &Bound<'_, PyAny>, want: &Base) -> PyResult<bool> {
+    let py = t.py();
+    let b = t.getattr(intern!(py, "_base"))?;
+    match want {
+        Base::Storage(nbytes) => {
+            if !b.is_none() {
+                return Ok(false);
+            }
+            let n: i64 = t
+                .call_method0(intern!(py, "untyped_storage"))?
+                .call_method0(intern!(py, "nbytes"))?
+                .extract()?;
+            Ok(n == *nbytes)
+        }
+        Base::Autograd {
+            sizes,
+            strides,
+            offset,
+            dtype,
+        } => {
+            if b.is_none() {
+                return Ok(false);
+            }
+            let s = ints(&b.call_method0(intern!(py, "size"))?)?;
+            let st = ints(&b.call_method0(intern!(py, "stride"))?)?;
+            let o = int(&b.call_method0(intern!(py, "storage_offset"))?)?;
+            Ok(s.as_deref() == Some(sizes)
+                && st.as_deref() == Some(strides)
+                && o == Some(*offset)
+                && b.getattr(intern!(py, "dtype"))?.is(dtype.bind(py)))
+        }
+    }
+}
+
+fn bad(what: &str) -> PyErr {
+    InputError::new_err(format!("fact: {what}"))
+}
+
+fn parse_fact(n: usize, fact: &Bound<'_, PyAny>) -> PyResult<Fact> {
+    let tuple = fact.cast::<PyTuple>()?;
+    let kind: String = tuple.get_item(0)?.extract()?;
+    let index = |i: usize| {
+        if i < n {
+            Ok(i)
+        } else {
+            Err(bad(&format!(
+                "tensor index {i} out of range (the frame has {n})"
+            )))
+        }
+    };
+    let members = |k: usize| -> PyResult<Vec<usize>> {
+        let m: Vec<usize> = tuple.get_item(k)?.extract()?;
+        if m.is_empty() {
+            return Err(bad("no members"));
+        }
+        m.into_iter().map(index).collect()
+    };
+    match kind.as_str() {
+        "one_storage" => Ok(Fact::OneStorage(members(1)?)),
+        "partition" => {
+            let members = members(1)?;
+            let names: Vec<String> = tuple.get_item(4)?.extract()?;
+            if names.len() != members.len() {
+                return Err(bad("one name per member"));
+            }
+            let text: String = tuple.get_item(5)?.extract()?;
+            let docs: Vec<GuardDoc> =
+                serde_json::from_str(&text).map_err(|e| bad(&format!("guards: {e}")))?;
+            let guards = prepare_guards(&docs, &BTreeMap::new())
+                .map_err(|e| bad(&format!("guards: {e}")))?;
+            Ok(Fact::Partition {
+                members,
+                merged: tuple.get_item(2)?.extract()?,
+                symbolic: tuple.get_item(3)?.extract()?,
+                names,
+                guards: Box::new(guards),
+                memo: Mutex::new(HashMap::new()),
+            })
+        }
+        "pins" => {
+            let offsets: Vec<(usize, i64)> = tuple.get_item(1)?.extract()?;
+            let offsets = offsets
+                .into_iter()
+                .map(|(i, o)| Ok((index(i)?, o)))
+                .collect::<PyResult<_>>()?;
+            let base = tuple.get_item(2)?;
+            let base = if base.is_none() {
+                None
+            } else {
+                let (i, sig): (usize, Bound<'_, PyTuple>) = base.extract()?;
+                let what: String = sig.get_item(0)?.extract()?;
+                let b = match what.as_str() {
+                    "storage" => Base::Storage(sig.get_item(1)?.extract()?),
+                    "base" => Base::Autograd {
+                        sizes: sig.get_item(1)?.extract()?,
+                        strides: sig.get_item(2)?.extract()?,
+                        offset: sig.get_item(3)?.extract()?,
+                        dtype: sig.get_item(4)?.unbind(),
+                    },
+                    other => return Err(bad(&format!("unknown base signature {other:?}"))),
+                };
+                Some((index(i)?, b))
+            };
+            Ok(Fact::Pins { offsets, base })
+        }
+        "cross" => {
+            let members = members(1)?;
+            let groups: Vec<u32> = tuple.get_item(2)?.extract()?;
+            let mutated: Vec<bool> = tuple.get_item(3)?.extract()?;
+            if groups.len() != members.len() || groups.iter().any(|&g| g as usize >= mutated.len())
+            {
+                return Err(bad(
+                    "cross: one group per member, each with a mutation flag",
+                ));
+            }
+            Ok(Fact::Cross {
+                members,
+                groups,
+                mutated,
+            })
+        }
+        other => Err(bad(&format!("unknown kind {other:?}"))),
+    }
+}
+
+/// One step from the frame's locals to a tensor.
+enum Step {
+    Item(Py<PyAny>),
+    Attr(Py<PyString>),
+}
+
+fn parse_path(path: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Step>>> {
+    if path.is_none() {
+        return Ok(None);
+    }
+    let mut steps = Vec::new();
+    for step in path.try_iter()? {
+        let (kind, key): (String, Bound<'_, PyAny>) = step?.extract()?;
+        steps.push(match kind.as_str() {
+            "item" => Step::Item(key.unbind()),
+            "attr" => Step::Attr(key.cast_into::<PyString>()?.unbind()),
+            other => return Err(bad(&format!("unknown path step {other:?}"))),
+        });
+    }
+    Ok(Some(steps))
+}
+
+/// Every run-time fact of one compiled frame, checked in one call.
+#[pyclass(module = "symalias._native", frozen, weakref)]
+pub struct FrameCheck {
+    /// Per tensor: its path from the locals, or None (passed by the code).
+    paths: Vec<Option<Vec<Step>>>,
+    passed: usize,
+    facts: Vec<Fact>,
+}
+
+impl FrameCheck {
+    /// The frame's tensors: from `locals` by path, the others from `args`.
+    fn tensors<'py>(
+        &self,
+        locals: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        if args.len() != self.passed {
+            return Err(PyValueError::new_err(format!(
+                "FrameCheck: {} tensors passed, {} expected",
+                args.len(),
+                self.passed
+            )));
+        }
+        let mut next = 0;
+        let mut out = Vec::with_capacity(self.paths.len());
+        for path in &self.paths {
+            match path {
+                None => {
+                    out.push(args.get_item(next)?);
+                    next += 1;
+                }
+                Some(steps) => {
+                    let mut obj = locals.clone();
+                    for step in steps {
+                        obj = match step {
+                            Step::Item(k) => obj.get_item(k.bind(obj.py()))?,
+                            Step::Attr(a) => obj.getattr(a.bind(obj.py()))?,
+                        };
+                    }
+                    out.push(obj);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn first_failing(
+        &self,
+        locals: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+    ) -> PyResult<Option<usize>> {
+        let mut reads = Reads::new(self.tensors(locals, args)?);
+        for (k, f) in self.facts.iter().enumerate() {
+            if !f.holds(&mut reads)? {
+                return Ok(Some(k));
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[pymethods]
+impl FrameCheck {
+    /// The frame's tensors, one path each (a list of `("item", key)` /
+    /// `("attr", name)` steps from the frame's locals, or None for a tensor
+    /// the guard's code passes), and the facts naming them by index, each a
+    /// tuple: `("one_storage", members)`,
+    /// `("partition", members, merged, symbolic, names, guards_json)`,
+    /// `("pins", [(index, offset)], base)`, `("cross", members, groups, mutated)`.
+    #[new]
+    fn new(paths: Vec<Bound<'_, PyAny>>, facts: Vec<Bound<'_, PyAny>>) -> PyResult<Self> {
+        let paths = paths.iter().map(parse_path).collect::<PyResult<Vec<_>>>()?;
+        let n = paths.len();
+        let facts = facts
+            .iter()
+            .map(|f| parse_fact(n, f))
+            .collect::<PyResult<_>>()?;
+        Ok(FrameCheck {
+            passed: paths.iter().filter(|p| p.is_none()).count(),
+            paths,
+            facts,
+        })
+    }
+
+    /// True when every fact holds on the frame's tensors (`locals`: the
+    /// frame's `L`; `tensors`: those without a path, in order); counted.
+    #[pyo3(signature = (locals, *tensors))]
+    fn __call__(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        let start = Instant::now();
+        let out = self.first_failing(locals, tensors);
+        CALLS.fetch_add(1, Ordering::Relaxed);
+        NANOS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let ok = matches!(out, Ok(None));
+        if !ok {
+            FAILURES.fetch_add(1, Ordering::Relaxed);
+        }
+        out.map(|f| f.is_none())
+    }
+
+    /// The index of the first fact that fails (None when all hold); not
+    /// counted.
+    #[pyo3(signature = (locals, *tensors))]
+    fn failing(
+        &self,
+        locals: &Bound<'_, PyAny>,
+        tensors: &Bound<'_, PyTuple>,
+    ) -> PyResult<Option<usize>> {
+        self.first_failing(locals, tensors)
+    }
+
+    /// Whether fact `k` alone holds; not counted (the recompile reason's
+    /// evaluation).
+    #[pyo3(signature = (k, locals, *tensors))]
+    fn fact_holds(
+        &self,
+        k: usize,
+        locals: &Bound<'_, PyAny>,
+        tensors: &Bound<'_, PyTuple>,
+    ) -> PyResult<bool> {
+        let fact = self
+            .facts
+            .get(k)
+            .ok_or_else(|| PyValueError::new_err(format!("FrameCheck: no fact {k}")))?;
+        fact.holds(&mut Reads::new(self.tensors(locals, tensors)?))
+    }
+
+    fn __len__(&self) -> usize {
+        self.facts.len()
+    }
+}
