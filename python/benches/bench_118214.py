@@ -2,8 +2,9 @@
 ``torch.ones(10 * n).split(10)`` under ``torch.compile(dynamic=True)``.
 
 Measures, in one run, for stock torch and with ``symalias.torch.install()``:
-the first call (compile + run) and the time spent inside AOTAutograd's
-``compute_overlapping_inputs``. Not a test: run it by hand,
+the first call (compile + run), the time spent inside AOTAutograd's
+``compute_overlapping_inputs`` and, installed, the engine's share of it
+(``Decision.micros``: loading and analysis in Rust). Not a test: run it by hand,
 
     python python/benches/bench_118214.py 100 300
 """
@@ -50,6 +51,7 @@ def run(n, installed, backend):
         compiled(*x.split(10))
         first = time.perf_counter() - t
         ok = bool((x == 2).all())
+        engine = sum(r.decision.micros for r in st.stats.reports if r.decision is not None) * 1e-6
         y = torch.ones(12 * n)
         t = time.perf_counter()
         compiled(*y.split(12))
@@ -58,7 +60,7 @@ def run(n, installed, backend):
     finally:
         restore()
         st.uninstall()
-    return first, spent[0], second, ok
+    return first, spent[0], second, ok, engine
 
 
 def main():
@@ -68,17 +70,22 @@ def main():
     args = p.parse_args()
     torch.compiler.config.force_disable_caches = True
     print(f"torch {torch.__version__}, backend {args.backend}, dynamic=True")
-    print(f"{'views':>6} {'':>9} {'compile+run s':>14} {'in decision s':>14} {'2nd call s':>11} right")
+    print(
+        f"{'views':>6} {'':>9} {'compile+run s':>14} {'in decision s':>14} "
+        f"{'engine s':>9} {'2nd call s':>11} right"
+    )
     for n in args.views:
         rows = {}
         for installed in (False, True):
             rows[installed] = run(n, installed, args.backend)
-            first, spent, second, ok = rows[installed]
+            first, spent, second, ok, engine = rows[installed]
             name = "symalias" if installed else "stock"
-            print(f"{n:>6} {name:>9} {first:>14.3f} {spent:>14.4f} {second:>11.4f} {ok}")
+            eng = f"{engine:>9.4f}" if installed else f"{'':>9}"
+            print(f"{n:>6} {name:>9} {first:>14.3f} {spent:>14.4f} {eng} {second:>11.4f} {ok}")
         print(
             f"{n:>6} {'ratio':>9} {rows[False][0] / rows[True][0]:>13.1f}x "
             f"{rows[False][1] / max(rows[True][1], 1e-9):>13.0f}x"
+            f"   decision / engine {rows[True][1] / max(rows[True][4], 1e-9):.2f}x"
         )
 
 

@@ -363,9 +363,12 @@ fn parse_fact(n: usize, fact: &Bound<'_, PyAny>) -> PyResult<Fact> {
             if names.len() != members.len() {
                 return Err(bad("one name per member"));
             }
-            let text: String = tuple.get_item(5)?.extract()?;
-            let docs: Vec<GuardDoc> =
-                serde_json::from_str(&text).map_err(|e| bad(&format!("guards: {e}")))?;
+            let guards = tuple.get_item(5)?;
+            let docs: Vec<GuardDoc> = match guards.cast::<crate::decide::Decision>() {
+                Ok(d) => d.get().partition_guards(),
+                Err(_) => serde_json::from_str(&guards.extract::<String>()?)
+                    .map_err(|e| bad(&format!("guards: {e}")))?,
+            };
             let guards = prepare_guards(&docs, &BTreeMap::new())
                 .map_err(|e| bad(&format!("guards: {e}")))?;
             Ok(Fact::Partition {
@@ -512,7 +515,8 @@ impl FrameCheck {
     /// `("attr", name)` steps from the frame's locals, or None for a tensor
     /// the guard's code passes), and the facts naming them by index, each a
     /// tuple: `("one_storage", members)`,
-    /// `("partition", members, merged, symbolic, names, guards_json)`,
+    /// `("partition", members, merged, symbolic, names, guards)` (guards: a
+    /// `Decision`, whose partition they state, or a JSON list),
     /// `("pins", [(index, offset)], base)`, `("cross", members, groups, mutated)`.
     #[new]
     fn new(paths: Vec<Bound<'_, PyAny>>, facts: Vec<Bound<'_, PyAny>>) -> PyResult<Self> {

@@ -25,6 +25,7 @@ use symalias::simplify::{simplify as engine_simplify, Limits, SimplifyOptions};
 use symalias::Call;
 
 mod checks;
+mod decide;
 mod tensors;
 
 create_exception!(
@@ -37,28 +38,78 @@ create_exception!(
 /// Stack of the worker thread an analysis runs on (the CLI's batch workers' size).
 const WORKER_STACK: usize = 64 << 20;
 
+/// A job for a worker thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Idle worker threads (each a 64 MB stack, kept for the next call: starting
+/// one costs a few hundred microseconds, more than a small analysis).
+static IDLE: std::sync::Mutex<Vec<std::sync::mpsc::Sender<Job>>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn spawn_worker() -> Result<std::sync::mpsc::Sender<Job>, String> {
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("symalias".into())
+        .stack_size(WORKER_STACK)
+        .spawn(move || {
+            while let Ok(job) = rx.recv() {
+                job();
+            }
+        })
+        .map_err(|e| format!("cannot start the analysis thread: {e}"))?;
+    Ok(tx)
+}
+
 /// Runs `f` on a worker thread with a large stack, with the GIL released.
+/// Workers are reused; concurrent calls each get their own; a panic in `f`
+/// is reported as a `RuntimeError` and leaves the worker usable.
 fn on_worker<R: Send + 'static>(
     py: Python<'_>,
     f: impl FnOnce() -> R + Send + 'static,
 ) -> PyResult<R> {
     py.detach(|| {
-        std::thread::Builder::new()
-            .name("symalias".into())
-            .stack_size(WORKER_STACK)
-            .spawn(f)
-            .map_err(|e| format!("cannot start the analysis thread: {e}"))?
-            .join()
-            .map_err(|p| {
-                let what = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "unknown panic".into());
-                format!("internal error in symalias (please report): {what}")
-            })
+        let worker = IDLE.lock().ok().and_then(|mut idle| idle.pop());
+        let worker = match worker {
+            Some(w) => w,
+            None => spawn_worker()?,
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let job: Job = Box::new(move || {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+            let _ = tx.send(out);
+        });
+        worker
+            .send(job)
+            .map_err(|_| "the analysis thread is gone".to_string())?;
+        let out = rx
+            .recv()
+            .map_err(|_| "the analysis thread is gone".to_string())?;
+        if let Ok(mut idle) = IDLE.lock() {
+            idle.push(worker);
+        }
+        out.map_err(|p| {
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            format!("internal error in symalias (please report): {what}")
+        })
     })
     .map_err(PyRuntimeError::new_err)
+}
+
+/// Starts an idle worker thread now (a compiler calls this when it sets up,
+/// so that its first decision does not pay for starting one).
+#[pyfunction]
+fn warm_up() -> PyResult<()> {
+    let mut idle = IDLE
+        .lock()
+        .map_err(|_| PyRuntimeError::new_err("worker pool poisoned"))?;
+    if idle.is_empty() {
+        idle.push(spawn_worker().map_err(PyRuntimeError::new_err)?);
+    }
+    Ok(())
 }
 
 fn input_error(e: EngineInputError) -> PyErr {
@@ -108,23 +159,85 @@ fn overlap(
     max_listed_pairs: Option<usize>,
 ) -> PyResult<String> {
     answer_document(py, case, move |case: OverlapCase| {
-        let mut opts = AnalyzerOptions {
-            prove,
-            ..AnalyzerOptions::default()
-        };
-        if !simplify {
-            opts.simplify = None;
-        }
-        opts.proof.time_limit = time_limit(time_limit_ms, opts.proof.time_limit);
-        if let Some(b) = budget {
-            opts.budget = b;
-            opts.proof.budget = b;
-        }
-        if let Some(m) = max_listed_pairs {
-            opts.max_listed_pairs = m;
-        }
+        let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
         run_overlap_case(&case, &mut Analyzer::new(opts), false).map(|r| to_json(&r))
     })
+}
+
+/// `overlap` on a case given as Python objects (a dict of lists, strings and
+/// ints, as the JSON document would hold): the result as Python objects
+/// too, built natively — no JSON text. A case that does not convert is
+/// answered through the JSON road, whose errors name the case and field.
+#[pyfunction]
+#[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None))]
+#[allow(clippy::too_many_arguments)]
+fn overlap_doc<'py>(
+    py: Python<'py>,
+    case: &Bound<'py, PyAny>,
+    prove: bool,
+    simplify: bool,
+    time_limit_ms: Option<u64>,
+    budget: Option<u64>,
+    max_listed_pairs: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let typed: OverlapCase = match pythonize::depythonize(case) {
+        Ok(c) => c,
+        Err(_) => {
+            // The located error (or, rarely, an answer) of the JSON road.
+            let text: String = py
+                .import("symalias")?
+                .getattr("_document")?
+                .call1((case,))?
+                .extract()?;
+            let out = overlap(
+                py,
+                text,
+                prove,
+                simplify,
+                time_limit_ms,
+                budget,
+                max_listed_pairs,
+            )?;
+            return py.import("json")?.getattr("loads")?.call1((out,));
+        }
+    };
+    let id = typed.id.clone();
+    let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
+    let result = on_worker(py, move || {
+        run_overlap_case(&typed, &mut Analyzer::new(opts), false)
+    })?
+    .map_err(|mut e| {
+        e.id = e.id.take().or(Some(id));
+        e.line = None;
+        input_error(e)
+    })?;
+    pythonize::pythonize(py, &result).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// The analyzer's options from the binding's keyword arguments.
+fn analyzer_options(
+    prove: bool,
+    simplify: bool,
+    time_limit_ms: Option<u64>,
+    budget: Option<u64>,
+    max_listed_pairs: Option<usize>,
+) -> AnalyzerOptions {
+    let mut opts = AnalyzerOptions {
+        prove,
+        ..AnalyzerOptions::default()
+    };
+    if !simplify {
+        opts.simplify = None;
+    }
+    opts.proof.time_limit = time_limit(time_limit_ms, opts.proof.time_limit);
+    if let Some(b) = budget {
+        opts.budget = b;
+        opts.proof.budget = b;
+    }
+    if let Some(m) = max_listed_pairs {
+        opts.max_listed_pairs = m;
+    }
+    opts
 }
 
 /// Analyses one program (FORMATS.md §5, one JSON document): its result document.
@@ -226,6 +339,33 @@ impl GuardSet {
         Ok(to_json(&OutcomeDoc::from(&outcome)))
     }
 
+    /// `check` on a call given as Python objects (`{"inputs": [...]}`): the
+    /// outcome as a dict, built natively. A call that does not convert is
+    /// checked through the JSON road, whose error names the field.
+    fn check_doc<'py>(
+        &self,
+        py: Python<'py>,
+        call: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let typed: Call = match pythonize::depythonize(call) {
+            Ok(c) => c,
+            Err(_) => {
+                let text: String = py
+                    .import("json")?
+                    .getattr("dumps")?
+                    .call1((call,))?
+                    .extract()?;
+                let out = self.check(py, &text)?;
+                return py.import("json")?.getattr("loads")?.call1((out,));
+            }
+        };
+        let outcome = py
+            .detach(|| self.set.check(&typed))
+            .map_err(|e| InputError::new_err(format!("call: {e}")))?;
+        pythonize::pythonize(py, &OutcomeDoc::from(&outcome))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
     fn __len__(&self) -> usize {
         self.count
     }
@@ -237,12 +377,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(overlap, m)?)?;
+    m.add_function(wrap_pyfunction!(overlap_doc, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(warm_up, m)?)?;
     m.add_function(wrap_pyfunction!(tensors::overlapping_tensors, m)?)?;
     m.add_class::<GuardSet>()?;
     m.add_class::<checks::FrameCheck>()?;
+    m.add_class::<decide::Decision>()?;
+    m.add_function(wrap_pyfunction!(decide::decide, m)?)?;
     m.add_function(wrap_pyfunction!(checks::check_counters, m)?)?;
     m.add_function(wrap_pyfunction!(checks::reset_check_counters, m)?)?;
     Ok(())

@@ -155,12 +155,22 @@ class OverlapResult:
     #: Symbol -> run-time source, for the symbols the guards use.
     symbols: Mapping[str, str]
     micros: int
-    #: The result line as JSON text (what ``GuardSet`` reads).
-    json: str = field(repr=False, compare=False)
+    #: The result line: JSON text, or the document as Python objects.
+    _raw: Any = field(repr=False, compare=False)
+
+    @property
+    def json(self) -> str:
+        """The result line as JSON text (what ``GuardSet`` reads)."""
+        return self._raw if isinstance(self._raw, str) else json.dumps(self._raw)
 
     @staticmethod
     def _from_json(text: str) -> "OverlapResult":
-        d = json.loads(text)
+        return OverlapResult._from_doc(json.loads(text), text)
+
+    @staticmethod
+    def _from_doc(d: Mapping[str, Any], raw: Any = None) -> "OverlapResult":
+        """From the result line as Python objects (``raw``: what to keep as
+        the line; the document itself by default)."""
         pairs = tuple(
             Pair(
                 a=p["a"],
@@ -188,7 +198,7 @@ class OverlapResult:
             counterexample=d.get("counterexample"),
             symbols=d.get("symbols", {}),
             micros=d["micros"],
-            json=text,
+            _raw=d if raw is None else raw,
         )
 
 
@@ -328,14 +338,14 @@ def overlap(
         "assumptions": list(_sequence(assumptions, "assumptions")),
         "tensors": [_layout_doc(t, i) for i, t in enumerate(_sequence(tensors, "tensors"))],
     }
-    text = _native.overlap(
-        _document(case),
+    doc = _native.overlap_doc(
+        case,
         prove=prove,
         simplify=simplify,
         time_limit_ms=time_limit_ms,
         max_listed_pairs=max_listed_pairs,
     )
-    return OverlapResult._from_json(text)
+    return OverlapResult._from_doc(doc)
 
 
 def analyze(
@@ -408,18 +418,19 @@ class GuardSet:
         """Checks every guard on one call; ``InputError`` when the call is
         malformed or lacks a source a guard reads."""
         if isinstance(call, str):
-            text = call
-        elif "inputs" in call:
-            text = json.dumps(call)
+            d = json.loads(self._set.check(call))
         else:
-            inputs = []
-            for source, v in call.items():
-                if isinstance(v, int):
-                    inputs.append({"source": source, "value": v})
-                else:
-                    inputs.append({"source": source, "tensor": dict(v)})
-            text = json.dumps({"inputs": inputs})
-        d = json.loads(self._set.check(text))
+            if "inputs" in call:
+                doc: Mapping[str, Any] = call
+            else:
+                inputs = []
+                for source, v in call.items():
+                    if isinstance(v, int):
+                        inputs.append({"source": source, "value": v})
+                    else:
+                        inputs.append({"source": source, "tensor": dict(v)})
+                doc = {"inputs": inputs}
+            d = self._set.check_doc(doc)
         return Outcome(passed=d["pass"], failed=d.get("failed"), reason=d.get("reason"))
 
 
@@ -427,9 +438,13 @@ def overlap_tensors(tensors: Sequence[Any], *, prove: bool = True, symbolic: boo
     """``overlap`` on torch tensors (real or fake) of one storage: layouts,
     element sizes and, for SymInt layouts, symbols with their hints, ranges and
     sources read from the ShapeEnv (without adding guards)."""
-    from ._tensors import case_of
+    from ._tensors import case_of, check_sequence
 
-    return _answer_case(case_of(tensors, symbolic=symbolic, sources=sources), prove=prove)
+    if not symbolic:
+        return _answer_case(case_of(tensors, symbolic=False, sources=sources), prove=prove)
+    tensors = check_sequence(tensors)
+    names = list(sources) if sources is not None else [f"tensors[{i}]" for i in range(len(tensors))]
+    return OverlapResult._from_doc(_native.decide(tensors, names, prove=prove).doc())
 
 
 def _answer_case(case: Dict[str, Any], *, prove: bool) -> OverlapResult:

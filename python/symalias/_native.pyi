@@ -1,9 +1,12 @@
 """Type stubs of the Rust extension module ``symalias._native``.
 
-Every function takes a FORMATS.md document as JSON text and returns the
-answer as JSON text; ``symalias`` wraps them in typed objects."""
+The document functions take a FORMATS.md document as JSON text and return
+JSON text (``overlap_doc``, ``GuardSet.check_doc``, ``Decision.doc`` take and
+give the same documents as Python objects, converted natively); torch
+tensors are read natively (``overlapping_tensors``, ``decide``,
+``FrameCheck``). ``symalias`` wraps them in typed objects."""
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __version__: str
 
@@ -21,6 +24,18 @@ def overlap(
 ) -> str:
     """One overlap case (FORMATS.md §3) -> its result line."""
 
+def overlap_doc(
+    case: Mapping[str, Any],
+    *,
+    prove: bool = True,
+    simplify: bool = True,
+    time_limit_ms: Optional[int] = None,
+    budget: Optional[int] = None,
+    max_listed_pairs: Optional[int] = None,
+) -> Dict[str, Any]:
+    """One overlap case as Python objects -> its result line as Python
+    objects, converted natively (no JSON text)."""
+
 def analyze(
     program: str,
     *,
@@ -31,6 +46,9 @@ def analyze(
 
 def simplify(case: str, *, time_limit_ms: Optional[int] = None) -> str:
     """One expression case (FORMATS.md §4) -> its result line (with ``stop``)."""
+
+def warm_up() -> None:
+    """Starts an idle analysis thread now (``symalias.torch.install`` does)."""
 
 def parse(expr: str) -> str:
     """An expression -> its canonical text."""
@@ -48,13 +66,16 @@ class GuardSet:
     def __init__(self, result: str) -> None: ...
     def check(self, call: str) -> str:
         """One call (FORMATS.md §6) -> ``{"pass": true}`` or the failing guard."""
+    def check_doc(self, call: Mapping[str, Any]) -> Dict[str, Any]:
+        """``check`` on Python objects, converted natively (no JSON text)."""
     def __len__(self) -> int: ...
 
 class FrameCheck:
     """Every run-time fact of one compiled frame, checked in one native call
     (``symalias.torch``). Facts are tuples naming tensors by index:
     ``("one_storage", members)``,
-    ``("partition", members, merged, symbolic, names, guards_json)``,
+    ``("partition", members, merged, symbolic, names, guards)`` (a ``Decision``
+    or a JSON list of guards),
     ``("pins", [(index, offset)], base)``,
     ``("cross", members, groups, mutated_by_group)``."""
 
@@ -76,3 +97,32 @@ def check_counters() -> Tuple[int, int, int]:
 
 def reset_check_counters() -> None:
     """Sets the run-time check counters to zero."""
+
+class Decision:
+    """The overlap decision of one storage group read from torch tensors."""
+
+    @property
+    def overlapping(self) -> List[int]: ...
+    @property
+    def non_overlapping(self) -> List[int]: ...
+    @property
+    def invariant(self) -> Optional[bool]: ...
+    @property
+    def symbolic(self) -> bool:
+        """Some size, stride or offset was a SymInt."""
+    @property
+    def offsets(self) -> List[Optional[int]]:
+        """Each tensor's storage offset when it is an integer."""
+    @property
+    def micros(self) -> int:
+        """The engine's time (loading and analysis)."""
+    def json(self) -> str:
+        """The result line (FORMATS.md §3) as JSON text."""
+    def doc(self) -> Dict[str, Any]:
+        """The result line as Python objects, built natively."""
+
+def decide(tensors: Sequence[Any], sources: Sequence[str], *, prove: bool = True) -> Decision:
+    """One storage group of torch tensors (real or fake; SymInt layouts read
+    without guarding) decided natively. Raises ``TypeError`` for what is not
+    a strided tensor, ``DifferentStoragesError`` / ``UnbackedSymbolError``
+    (``symalias._tensors``), ``InputError`` for an invalid layout."""

@@ -38,6 +38,8 @@ def _source_name(src: Any) -> str:
 
 
 def _bound(v: Any) -> Optional[int]:
+    if getattr(v, "is_Integer", False) or isinstance(v, int):
+        return int(v)  # the common case: no sympy comparison
     try:
         import sympy  # type: ignore[import-untyped]
 
@@ -60,6 +62,8 @@ class _Symbols:
 
     def __init__(self) -> None:
         self.docs: Dict[str, Dict[str, Any]] = {}
+        #: Each expression's text, printed once (sympy's printer is slow).
+        self.text: Dict[Any, str] = {}
 
     def field(self, x: Any, symbolic: bool) -> Any:
         import torch
@@ -73,16 +77,24 @@ class _Symbols:
         expr = node.expr
         if not symbolic:
             return self._value_at_hints(node, expr)
-        shape_env = node.shape_env
-        for s in sorted(expr.free_symbols, key=str):
-            self._declare(shape_env, s)
-        return str(expr)
+        text = self.text.get(expr)
+        if text is None:
+            shape_env = node.shape_env
+            if expr.is_Symbol:
+                self._declare(shape_env, expr)
+                text = expr.name
+            else:
+                for s in sorted(expr.free_symbols, key=lambda s: s.name):
+                    self._declare(shape_env, s)
+                text = str(expr)
+            self.text[expr] = text
+        return text
 
     def _hints(self, shape_env: Any) -> Any:
         return getattr(shape_env, "backed_var_to_val", None) or shape_env.var_to_val
 
     def _declare(self, shape_env: Any, s: Any) -> None:
-        name = str(s)
+        name = s.name
         if name in self.docs:
             return
         hints = self._hints(shape_env)

@@ -2,6 +2,7 @@
 (numpy.shares_memory with max_work=None on the byte buffer) and against
 torch's own function, on thousands of random real views of one storage."""
 
+import json
 import random
 
 import pytest
@@ -160,3 +161,75 @@ def test_fake_tensors_with_symbolic_layouts():
     assert r.overlapping == () and r.invariant is True and r.guards == ()
     # Reading layouts never adds a guard to the ShapeEnv.
     assert len(shape_env.guards) == guards_before
+
+
+def _fake_views(seed: int):
+    """A few random views of one fake buffer with symbolic sizes."""
+    import random
+
+    from torch._dynamo.source import LocalSource
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import (
+        DimDynamic,
+        ShapeEnv,
+        StatelessSymbolicContext,
+    )
+
+    rng = random.Random(seed)
+    shape_env = ShapeEnv()
+    mode = FakeTensorMode(shape_env=shape_env)
+    real = torch.zeros(rng.randint(6, 12), rng.randint(6, 12))
+    ctx = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC, DimDynamic.DYNAMIC])
+    fake = mode.from_tensor(real, symbolic_context=ctx, source=LocalSource("x"))
+    views = []
+    with mode:
+        for _ in range(rng.randint(2, 5)):
+            kind = rng.randrange(4)
+            a = rng.randint(0, 3)
+            if kind == 0:
+                views.append(fake[a : a + rng.randint(1, 3)])
+            elif kind == 1:
+                views.append(fake[:, a : a + rng.randint(1, 3)])
+            elif kind == 2:
+                views.append(fake[a])
+            else:
+                views.append(fake.t()[a:])
+    return shape_env, views
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_native_decision_equals_the_document_path(seed):
+    """``_native.decide`` (layouts read in Rust) answers what the documented
+    path answers (``case_of`` -> FORMATS §3 -> the engine), SymInt layouts
+    included, and reads without guarding."""
+    from symalias import _answer_case, _native
+    from symalias._tensors import case_of
+
+    shape_env, views = _fake_views(seed)
+    names = [f"L['v{i}']" for i in range(len(views))]
+    guards_before = len(shape_env.guards)
+    native = json.loads(_native.decide(views, names, prove=True).json())
+    documented = json.loads(_answer_case(case_of(views, sources=names), prove=True).json)
+    for d in (native, documented):
+        d.pop("micros")
+    assert native == documented
+    assert len(shape_env.guards) == guards_before
+
+
+def test_native_decision_on_real_tensors_and_its_refusals():
+    from symalias import _native
+    from symalias._tensors import UnbackedSymbolError  # noqa: F401
+
+    x = torch.zeros(20)
+    d = _native.decide([x[:5], x[4:9], x[10:]], ["a", "b", "c"])
+    assert d.overlapping == [0, 1] and d.non_overlapping == [2]
+    # Concrete: exact, so it holds for the one shape there is.
+    assert d.symbolic is False and d.offsets == [0, 4, 10] and d.invariant is True
+    with pytest.raises(DifferentStoragesError):
+        _native.decide([x, torch.zeros(3)], ["a", "b"])
+    with pytest.raises(TypeError, match=r"tensors\[1\]"):
+        _native.decide([x, 3], ["a", "b"])
+    with pytest.raises(TypeError, match=r"tensors\[1\].*sparse|layout"):
+        _native.decide([x, x.to_sparse()], ["a", "b"])
+    with pytest.raises(ValueError, match="sources"):
+        _native.decide([x], ["a", "b"])

@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional, Sequence, Set
 
-from .. import OverlapResult, _answer_case
-from .._tensors import case_of, storage_key
+from .. import _native
+from .._tensors import storage_key
 from . import _state
 from ._guards import (
     CrossStorageCheck,
@@ -77,19 +77,18 @@ def is_symbolic(tensors: Sequence[Any]) -> bool:
 def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[str], *, from_cache: bool = False) -> List[int]:
     """The overlapping members of one storage group (indices into
     ``tensors``); installs the group's run-time guards when there is a
-    tracing context and the sources are known."""
+    tracing context and the sources are known. The layouts are read and
+    decided natively (``_native.decide``: no documents)."""
     import torch
 
     start = time.perf_counter()
     names = [source_name(s) for s in sources] if sources else labels
-    symbolic = is_symbolic(tensors)
-    result: Optional[OverlapResult] = None
+    decision: Any = None
     fallback = None
-    case: Optional[Dict[str, Any]] = None
     try:
-        case = case_of(tensors, symbolic=True, sources=names)
-        result = _answer_case(case, prove=True)
-        local = list(result.overlapping)
+        decision = _native.decide(tensors, names, prove=True)
+        local = list(decision.overlapping)
+        symbolic = bool(decision.symbolic)
     except Exception as e:  # unbacked symbols, engine errors: be conservative
         fallback = f"{type(e).__name__}: {e}"
         log.warning(
@@ -98,20 +97,17 @@ def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[
             fallback,
         )
         local = list(range(len(tensors)))
+        symbolic = is_symbolic(tensors)
     merged = len(local) > 1
-    proved = result is not None and result.invariant is True and (symbolic or merged)
-    partition = PartitionCheck(names, result, merged, proved, symbolic)
+    proved = decision is not None and decision.invariant is True and (symbolic or merged)
+    partition = PartitionCheck(names, decision, merged, proved, symbolic)
     # Integer offsets the graph may bake in (Dynamo does not guard them):
     # pinned when the group was merged, or when the verdict is a proof over
     # the layout (which assumed them). Static shapes, merged: the synthetic
     # base's size is baked in too.
     pins = []
-    if case is not None and (merged or (proved and symbolic)):
-        pins = [
-            (i, t["storage_offset"])
-            for i, t in enumerate(case["tensors"])
-            if isinstance(t["storage_offset"], int)
-        ]
+    if decision is not None and (merged or (proved and symbolic)):
+        pins = [(i, off) for i, off in enumerate(decision.offsets) if off is not None]
     base = base_signature(tensors[0]) if merged and not symbolic else None
     pin = PinCheck(names, pins, base)
     words = partition.describe() + pin.describe()
@@ -129,9 +125,9 @@ def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[
             GroupReport(
                 sources=names,
                 overlapping=local,
-                invariant=result.invariant if (result is not None and symbolic) else None,
+                invariant=decision.invariant if (decision is not None and symbolic) else None,
                 symbolic=symbolic,
-                result=result,
+                decision=decision,
                 guard=words if (tc is not None and sources is not None) else [],
                 fallback=fallback,
                 from_cache=from_cache,

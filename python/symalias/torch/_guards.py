@@ -22,11 +22,10 @@ fact that failed, in the same words.
 from __future__ import annotations
 
 import ast
-import json
 import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .. import OverlapResult, _native
+from .. import _native
 from . import _state
 
 
@@ -163,37 +162,23 @@ class PartitionCheck:
     """Which members of a storage group overlap (and, for a merged group,
     that they still share one storage)."""
 
-    def __init__(
-        self, names: List[str], result: Optional[OverlapResult], merged: bool, proved: bool, symbolic: bool
-    ) -> None:
+    def __init__(self, names: List[str], decision: Any, merged: bool, proved: bool, symbolic: bool) -> None:
         self.names = names
         self.merged = merged
         self.symbolic = symbolic
-        overlapping = list(result.overlapping) if result is not None else list(range(len(names)))
-        self.overlapping = overlapping
+        self.overlapping = list(decision.overlapping) if decision is not None else list(range(len(names)))
         # The classification itself: nothing when proved for all shapes
         # (pinned layouts keep the proof's premises); symalias's partition
-        # guard otherwise. A conservative (undecided) merge is right for any
-        # pattern, so it only needs the one storage.
-        self.guards: Optional[List[Dict[str, Any]]] = None
-        if result is not None and not proved:
-            overlap_guards = [
-                {"kind": g.kind, **g.fields} for g in result.guards if g.kind == "storage_overlap"
-            ]
-            if not overlap_guards:
-                overlap_guards = [
-                    {
-                        "kind": "storage_overlap",
-                        "overlapping": [names[i] for i in result.overlapping],
-                        "non_overlapping": [names[i] for i in result.non_overlapping],
-                    }
-                ]
-            self.guards = overlap_guards
+        # guard otherwise (the decision's StorageOverlap guards, or its
+        # partition by source). A conservative (undecided) merge is right
+        # for any pattern, so it only needs the one storage.
+        self.decision: Any = decision if (decision is not None and not proved) else None
+        self.guards = self.decision is not None
 
     def needed(self) -> bool:
         # A split group in two storages stays disjoint: the one-storage
         # check matters only for a merged group.
-        return self.merged or self.guards is not None
+        return self.merged or self.guards
 
     def verbose(self) -> str:
         """torch's wording of the same fact (its StorageOverlap guard)."""
@@ -207,16 +192,16 @@ class PartitionCheck:
         words = []
         if self.merged:
             words.append(f"{', '.join(self.names)} share one storage")
-        if self.guards is not None:
+        if self.guards:
             ov = [self.names[i] for i in self.overlapping]
             words.append(f"StorageOverlap(overlapping=[{', '.join(ov)}]) by symalias")
         return words
 
     def native(self, idx: List[int]) -> Tuple[Any, ...]:
         """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
-        if self.guards is None:
+        if self.decision is None:
             return ("one_storage", idx)
-        return ("partition", idx, self.merged, self.symbolic, self.names, json.dumps(self.guards))
+        return ("partition", idx, self.merged, self.symbolic, self.names, self.decision)
 
 
 class PinCheck:

@@ -11,6 +11,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List
 
+from .. import _native
 from . import _cache, _decision, _merge
 from ._state import HookError, lock, stats
 
@@ -123,6 +124,7 @@ def install() -> None:
             return
         owners = _checked()
         stats.__init__()  # type: ignore[misc]
+        _native.warm_up()  # the first decision does not start a thread
         for h, owner in zip(_HOOKS, owners):
             raw = inspect.getattr_static(owner, h.attr)
             _saved[f"{h.owner}.{h.attr}"] = raw

@@ -43,13 +43,25 @@ class GroupReport:
     #: True proved for all shapes, False refuted, None undecided / static.
     invariant: Optional[bool]
     symbolic: bool
-    result: Optional[OverlapResult]
+    #: The native decision (``_native.Decision``), None when undecided.
+    decision: Any
     #: What the run-time guard checks, in words.
     guard: List[str]
     #: Why the conservative answer was used (unbacked symbol, error), if it was.
     fallback: Optional[str] = None
     #: True when the decision was restored for an AOTAutograd cache hit.
     from_cache: bool = False
+
+    @property
+    def result(self) -> Optional[OverlapResult]:
+        """The whole typed result (pairs, witnesses, guards), built on first use."""
+        if self.decision is None:
+            return None
+        cached: Optional[OverlapResult] = self.__dict__.get("_result")
+        if cached is None:
+            cached = OverlapResult._from_doc(self.decision.doc())
+            self.__dict__["_result"] = cached
+        return cached
 
 
 @dataclass

@@ -1,0 +1,373 @@
+//! The overlap decision of one storage group, read from torch tensors —
+//! real or fake, with SymInt layouts — in Rust, answered by the engine's
+//! typed API, returned as a `Decision` object: no documents, no JSON.
+//!
+//! A SymInt is read without guarding, as `symalias._tensors` does: a node
+//! that is a constant gives its int; otherwise its expression's text (a
+//! symbol's name directly, anything else printed once per expression) and,
+//! per free symbol, its hint, range and source from the ShapeEnv's tables.
+//! Never a comparison on a SymInt (that would add a ShapeEnv guard).
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyInt, PyTuple};
+use std::collections::BTreeMap;
+use symalias::analysis::{Analyzer, AnalyzerOptions};
+use symalias::io::{
+    run_overlap_case, ExprField, GuardDoc, GuardKindDoc, OverlapCase, OverlapResult, SymbolSpec,
+    TensorSpec,
+};
+
+use crate::{input_error, on_worker};
+
+/// `symalias._tensors`, looked up once.
+static TENSORS_MODULE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn tensors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    Ok(TENSORS_MODULE
+        .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            Ok(py.import("symalias._tensors")?.into_any().unbind())
+        })?
+        .bind(py))
+}
+
+/// The symbols met while reading one group.
+struct Symbols<'py> {
+    docs: BTreeMap<String, SymbolSpec>,
+    /// Expression -> its text (a Python dict: sympy expressions hash).
+    text: Bound<'py, PyDict>,
+    /// The ShapeEnv's hint table, found on the first symbol.
+    hints: Option<Bound<'py, PyAny>>,
+}
+
+/// A sympy bound as an i64; None for an infinity or anything else.
+fn bound(v: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    if let Ok(i) = v.cast::<PyInt>() {
+        return Ok(i.extract().ok());
+    }
+    let py = v.py();
+    if v.getattr(intern!(py, "is_Integer"))
+        .and_then(|b| b.is_truthy())
+        .unwrap_or(false)
+    {
+        return Ok(py.get_type::<PyInt>().call1((v,))?.extract().ok());
+    }
+    Ok(None)
+}
+
+impl<'py> Symbols<'py> {
+    fn declare(&mut self, shape_env: &Bound<'py, PyAny>, s: &Bound<'py, PyAny>) -> PyResult<()> {
+        let py = s.py();
+        let name: String = s.getattr(intern!(py, "name"))?.extract()?;
+        if self.docs.contains_key(&name) {
+            return Ok(());
+        }
+        if self.hints.is_none() {
+            let backed = shape_env
+                .getattr(intern!(py, "backed_var_to_val"))
+                .ok()
+                .filter(|h| h.is_truthy().unwrap_or(false));
+            self.hints = Some(match backed {
+                Some(h) => h,
+                None => shape_env.getattr(intern!(py, "var_to_val"))?,
+            });
+        }
+        let hints = self.hints.as_ref().expect("hints were just found");
+        let hint = match hints.get_item(s) {
+            Ok(h) => h,
+            Err(_) => {
+                let err = tensors_module(py)?
+                    .getattr("UnbackedSymbolError")?
+                    .call1((format!(
+                        "symbol {name} is data-dependent (unbacked): it has no example value"
+                    ),))?;
+                return Err(PyErr::from_value(err));
+            }
+        };
+        let hint: i64 = py.get_type::<PyInt>().call1((hint,))?.extract()?;
+        let mut doc = SymbolSpec {
+            hint: Some(hint),
+            ..SymbolSpec::default()
+        };
+        let vr = shape_env
+            .getattr(intern!(py, "var_to_range"))?
+            .call_method1(intern!(py, "get"), (s,))?;
+        if !vr.is_none() {
+            doc.min = bound(&vr.getattr(intern!(py, "lower"))?)?;
+            doc.max = bound(&vr.getattr(intern!(py, "upper"))?)?;
+        }
+        let sources = shape_env
+            .getattr(intern!(py, "var_to_sources"))?
+            .call_method1(intern!(py, "get"), (s,))?;
+        if !sources.is_none() && sources.len()? > 0 {
+            let mut n = sources.get_item(0)?.getattr(intern!(py, "name"))?;
+            if n.is_callable() {
+                n = n.call0()?;
+            }
+            doc.source = Some(n.extract()?);
+        }
+        self.docs.insert(name, doc);
+        Ok(())
+    }
+
+    /// One size, stride or offset: an int, or a SymInt's text (declaring
+    /// its symbols). The flag says whether it was a SymInt.
+    fn field(&mut self, x: &Bound<'py, PyAny>) -> PyResult<(ExprField, bool)> {
+        if let Ok(i) = x.cast::<PyInt>() {
+            return Ok((ExprField::Int(i.extract()?), false));
+        }
+        let py = x.py();
+        let node = x.getattr(intern!(py, "node"))?;
+        let expr = node.getattr(intern!(py, "expr"))?;
+        if let Some(text) = self.text.get_item(&expr)? {
+            return Ok((ExprField::Text(text.extract()?), true));
+        }
+        // A node that settled on a number (`SymNode.maybe_as_int`).
+        if expr.getattr(intern!(py, "is_number"))?.is_truthy()? {
+            let v = py.get_type::<PyInt>().call1((&expr,))?;
+            return Ok((ExprField::Int(v.extract()?), true));
+        }
+        let shape_env = node.getattr(intern!(py, "shape_env"))?;
+        let text: String = if expr.getattr(intern!(py, "is_Symbol"))?.is_truthy()? {
+            self.declare(&shape_env, &expr)?;
+            expr.getattr(intern!(py, "name"))?.extract()?
+        } else {
+            for s in expr.getattr(intern!(py, "free_symbols"))?.try_iter()? {
+                self.declare(&shape_env, &s?)?;
+            }
+            expr.str()?.extract()?
+        };
+        self.text.set_item(&expr, &text)?;
+        Ok((ExprField::Text(text), true))
+    }
+}
+
+/// The overlap decision of one storage group (see the module doc).
+#[pyclass(module = "symalias._native", frozen)]
+pub struct Decision {
+    result: OverlapResult,
+    offsets: Vec<Option<i64>>,
+    symbolic: bool,
+    names: Vec<String>,
+}
+
+impl Decision {
+    /// The guards that state the partition at run time: the result's
+    /// StorageOverlap guards, or the partition itself by source.
+    pub(crate) fn partition_guards(&self) -> Vec<GuardDoc> {
+        let guards: Vec<GuardDoc> = self
+            .result
+            .guards
+            .iter()
+            .filter(|g| matches!(g.kind, GuardKindDoc::StorageOverlap { .. }))
+            .map(|g| GuardDoc {
+                kind: g.kind.clone(),
+                reason: String::new(),
+                fast_path: false,
+            })
+            .collect();
+        if !guards.is_empty() {
+            return guards;
+        }
+        let named = |ix: &[usize]| ix.iter().map(|&i| self.names[i].clone()).collect();
+        vec![GuardDoc {
+            kind: GuardKindDoc::StorageOverlap {
+                overlapping: named(&self.result.overlapping),
+                non_overlapping: named(&self.result.non_overlapping),
+                components: Vec::new(),
+            },
+            reason: String::new(),
+            fast_path: false,
+        }]
+    }
+}
+
+#[pymethods]
+impl Decision {
+    /// Indices of the tensors that overlap another, at the hints.
+    #[getter]
+    fn overlapping(&self) -> Vec<usize> {
+        self.result.overlapping.clone()
+    }
+
+    /// The others.
+    #[getter]
+    fn non_overlapping(&self) -> Vec<usize> {
+        self.result.non_overlapping.clone()
+    }
+
+    /// True proved for all shapes, False refuted, None undecided (or no symbols).
+    #[getter]
+    fn invariant(&self) -> Option<bool> {
+        self.result.invariant
+    }
+
+    /// Some size, stride or offset was a SymInt.
+    #[getter]
+    fn symbolic(&self) -> bool {
+        self.symbolic
+    }
+
+    /// Each tensor's storage offset when it is an integer, else None.
+    #[getter]
+    fn offsets(&self) -> Vec<Option<i64>> {
+        self.offsets.clone()
+    }
+
+    /// The engine's time (loading and analysis), in microseconds.
+    #[getter]
+    fn micros(&self) -> u64 {
+        self.result.micros
+    }
+
+    /// The whole result line (FORMATS.md §3) as JSON text.
+    fn json(&self) -> String {
+        crate::to_json(&self.result)
+    }
+
+    /// The whole result line as Python objects (dicts, lists), built
+    /// natively: what the typed `OverlapResult` is made from.
+    fn doc<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonize::pythonize(py, &self.result)
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+    }
+}
+
+/// Shows `t` to the package's validator the first time its type is met (a
+/// `TypeError` naming it for what has no strided storage). Per-tensor
+/// properties (sparse layouts, nestedness) are not read up front: reading
+/// such a tensor's layout fails, and the failure is shown to the validator
+/// (`located`).
+fn check_type(
+    t: &Bound<'_, PyAny>,
+    i: usize,
+    seen: &mut Vec<*mut pyo3::ffi::PyTypeObject>,
+) -> PyResult<()> {
+    let ty = t.get_type().as_type_ptr();
+    if !seen.contains(&ty) {
+        tensors_module(t.py())?
+            .getattr("check_one")?
+            .call1((t, i))?;
+        seen.push(ty);
+    }
+    Ok(())
+}
+
+/// The validator's verdict on `tensors[i]` after reading it failed with
+/// `e` (its `TypeError`), else `e`.
+fn located(t: &Bound<'_, PyAny>, i: usize, e: PyErr) -> PyErr {
+    match tensors_module(t.py()).and_then(|m| m.getattr("check_one")?.call1((t, i))) {
+        Err(refusal) => refusal,
+        Ok(_) => e,
+    }
+}
+
+/// The fields of a size or stride tuple.
+fn fields<'py>(
+    obj: Bound<'py, PyAny>,
+    syms: &mut Symbols<'py>,
+    symbolic: &mut bool,
+) -> PyResult<Vec<ExprField>> {
+    let tuple = obj.cast_into::<PyTuple>()?;
+    let mut out = Vec::with_capacity(tuple.len());
+    for x in tuple.iter() {
+        let (f, s) = syms.field(&x)?;
+        *symbolic |= s;
+        out.push(f);
+    }
+    Ok(out)
+}
+
+/// Decides one storage group of torch tensors (`sources`: their names in
+/// guards): the exact overlapping indices at the hints and, with `prove`
+/// and symbols, whether the classification holds for all shapes.
+/// Raises `TypeError` for what is not a strided tensor,
+/// `DifferentStoragesError` when the tensors are not views of one storage,
+/// `UnbackedSymbolError` for a data-dependent symbol.
+#[pyfunction]
+#[pyo3(signature = (tensors, sources, *, prove = true))]
+pub fn decide(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    sources: Vec<String>,
+    prove: bool,
+) -> PyResult<Decision> {
+    let tensors: Vec<Bound<'_, PyAny>> = tensors.try_iter()?.collect::<PyResult<_>>()?;
+    if sources.len() != tensors.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{} sources for {} tensors",
+            sources.len(),
+            tensors.len()
+        )));
+    }
+    let mut seen = Vec::new();
+    let mut storages = Vec::with_capacity(tensors.len());
+    for (i, t) in tensors.iter().enumerate() {
+        check_type(t, i, &mut seen)?;
+        let s = t
+            .call_method0(intern!(py, "untyped_storage"))
+            .map_err(|e| located(t, i, e))?;
+        if !storages.is_empty() && !s.is(&storages[0]) {
+            let err = tensors_module(py)?
+                .getattr("DifferentStoragesError")?
+                .call_method1("at", (i,))?;
+            return Err(PyErr::from_value(err));
+        }
+        storages.push(s);
+    }
+    let mut syms = Symbols {
+        docs: BTreeMap::new(),
+        text: PyDict::new(py),
+        hints: None,
+    };
+    let mut symbolic = false;
+    let mut specs = Vec::with_capacity(tensors.len());
+    let mut offsets = Vec::with_capacity(tensors.len());
+    for (i, (t, source)) in tensors.iter().zip(&sources).enumerate() {
+        let size = t
+            .call_method0(intern!(py, "size"))
+            .map_err(|e| located(t, i, e))?;
+        let sizes = fields(size, &mut syms, &mut symbolic)?;
+        let strides = fields(
+            t.call_method0(intern!(py, "stride"))?,
+            &mut syms,
+            &mut symbolic,
+        )?;
+        let (offset, s) = syms.field(&t.call_method0(intern!(py, "storage_offset"))?)?;
+        symbolic |= s;
+        offsets.push(match offset {
+            ExprField::Int(v) => Some(v),
+            ExprField::Text(_) => None,
+        });
+        specs.push(TensorSpec {
+            source: Some(source.clone()),
+            sizes,
+            strides,
+            storage_offset: offset,
+            itemsize: t.call_method0(intern!(py, "element_size"))?.extract()?,
+        });
+    }
+    let case = OverlapCase {
+        id: "compute_overlapping_tensors".into(),
+        symbols: syms.docs,
+        assumptions: Vec::new(),
+        tensors: specs,
+        expect: None,
+    };
+    let prove = prove && !case.symbols.is_empty();
+    let result = on_worker(py, move || {
+        let opts = AnalyzerOptions {
+            prove,
+            ..AnalyzerOptions::default()
+        };
+        run_overlap_case(&case, &mut Analyzer::new(opts), false)
+    })?
+    .map_err(input_error)?;
+    Ok(Decision {
+        result,
+        offsets,
+        symbolic,
+        names: sources,
+    })
+}
