@@ -309,17 +309,21 @@ struct GuardSet {
 #[pymethods]
 impl GuardSet {
     /// Prepares the `guards` (and `symbols`: name → source) of a result
-    /// document given as JSON text.
+    /// document given as JSON text or as Python objects (converted natively).
     #[new]
-    fn new(result: &str) -> PyResult<Self> {
+    fn new(result: &Bound<'_, PyAny>) -> PyResult<Self> {
         #[derive(serde::Deserialize)]
         struct Doc {
             guards: Vec<GuardDoc>,
             #[serde(default)]
             symbols: Option<BTreeMap<String, String>>,
         }
-        let doc: Doc = serde_json::from_str(result)
-            .map_err(|e| InputError::new_err(format!("result: {e}")))?;
+        let doc: Doc = match result.extract::<String>() {
+            Ok(text) => serde_json::from_str(&text)
+                .map_err(|e| InputError::new_err(format!("result: {e}")))?,
+            Err(_) => pythonize::depythonize(result)
+                .map_err(|e| InputError::new_err(format!("result: {e}")))?,
+        };
         let symbols = doc.symbols.unwrap_or_default();
         let set = prepare_guards(&doc.guards, &symbols).map_err(input_error)?;
         Ok(GuardSet {

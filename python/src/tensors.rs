@@ -3,7 +3,9 @@
 //! (`overlap::analyze_views`), the overlapping indices returned as a list.
 //!
 //! A tensor is read with five calls (`size()`, `stride()`,
-//! `storage_offset()`, `element_size()`, `untyped_storage()._cdata`); a
+//! `storage_offset()`, `element_size()`, `untyped_storage()` — storages
+//! compared by object identity: torch keeps one Python object per live
+//! storage, and the call holds the first one while it compares); a
 //! tensor whose layout holds a SymInt makes the whole call answer `None`
 //! (the caller takes the symbolic path). Objects of another type than
 //! `torch.Tensor` are first shown to the package's validator, which refuses
@@ -25,8 +27,8 @@ static TENSOR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static CHECK_ONE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// What reading one tensor gave.
-enum Read {
-    View(View, i64),
+enum Read<'py> {
+    View(View, Bound<'py, PyAny>),
     Symbolic,
 }
 
@@ -71,7 +73,7 @@ fn check_one(py: Python<'_>, t: &Bound<'_, PyAny>, i: usize) -> PyResult<()> {
     Ok(())
 }
 
-fn read(py: Python<'_>, t: &Bound<'_, PyAny>, i: usize) -> PyResult<Read> {
+fn read<'py>(py: Python<'py>, t: &Bound<'py, PyAny>, i: usize) -> PyResult<Read<'py>> {
     let tensor = TENSOR.get_or_try_init(py, || -> PyResult<Py<PyType>> {
         Ok(py
             .import("torch")?
@@ -98,11 +100,9 @@ fn read(py: Python<'_>, t: &Bound<'_, PyAny>, i: usize) -> PyResult<Read> {
         .call_method0(intern!(py, "element_size"))
         .map_err(located)?
         .extract()?;
-    let storage: i64 = t
+    let storage = t
         .call_method0(intern!(py, "untyped_storage"))
-        .map_err(located)?
-        .getattr(intern!(py, "_cdata"))?
-        .extract()?;
+        .map_err(located)?;
     Ok(Read::View(
         View {
             sizes,
@@ -123,12 +123,15 @@ pub fn overlapping_tensors(
     tensors: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(Vec<usize>, Option<usize>)>> {
     let mut views = Vec::new();
-    let mut first_storage = None;
+    let mut first_storage: Option<Bound<'_, PyAny>> = None;
     for (i, t) in tensors.try_iter()?.enumerate() {
         match read(py, &t?, i)? {
             Read::Symbolic => return Ok(None),
             Read::View(v, storage) => {
-                if *first_storage.get_or_insert(storage) != storage {
+                if !first_storage
+                    .get_or_insert_with(|| storage.clone())
+                    .is(&storage)
+                {
                     return Ok(Some((Vec::new(), Some(i))));
                 }
                 v.validate()

@@ -403,13 +403,14 @@ class GuardSet:
     """
 
     def __init__(self, result: Union[OverlapResult, ProgramResult, str, Mapping[str, Any]]):
-        if isinstance(result, (OverlapResult, ProgramResult)):
-            text = result.json
-        elif isinstance(result, str):
-            text = result
+        doc: Any
+        if isinstance(result, OverlapResult):
+            doc = result._raw  # text, or the document as Python objects
+        elif isinstance(result, ProgramResult):
+            doc = result.json
         else:
-            text = json.dumps(result)
-        self._set = _native.GuardSet(text)
+            doc = result
+        self._set = _native.GuardSet(doc)
 
     def __len__(self) -> int:
         return len(self._set)

@@ -6,7 +6,7 @@ give the same documents as Python objects, converted natively); torch
 tensors are read natively (``overlapping_tensors``, ``decide``,
 ``FrameCheck``). ``symalias`` wraps them in typed objects."""
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -63,7 +63,8 @@ def overlapping_tensors(tensors: Sequence[Any]) -> Optional[Tuple[List[int], Opt
 class GuardSet:
     """The guards of a result document, prepared once."""
 
-    def __init__(self, result: str) -> None: ...
+    def __init__(self, result: Union[str, Mapping[str, Any]]) -> None:
+        """A result document: JSON text, or Python objects (converted natively)."""
     def check(self, call: str) -> str:
         """One call (FORMATS.md §6) -> ``{"pass": true}`` or the failing guard."""
     def check_doc(self, call: Mapping[str, Any]) -> Dict[str, Any]:

@@ -121,6 +121,26 @@ def test_guardset_rejects_a_call_missing_a_source():
         gs.check({"L['a']": {"object": "a", "storage": "S", "sizes": [4], "strides": [1]}})
 
 
+def test_guardset_takes_documents_as_objects_or_text_alike():
+    """A result and a call given as Python objects (converted natively) are
+    answered as their JSON text is; malformed ones name what is wrong."""
+    s = {"s1": Symbol(hint=8, min=2, max=100, source="L['b'].storage_offset()")}
+    r = symalias.overlap([TensorLayout([4], [1], 0, source="L['a']"), TensorLayout([4], [1], "s1", source="L['b']")], s)
+    call = {
+        "inputs": [
+            {"source": "L['a']", "tensor": {"object": "a", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 0}},
+            {"source": "L['b']", "tensor": {"object": "b", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 2}},
+        ]
+    }
+    by_object = symalias.GuardSet(json.loads(r.json)).check(call)
+    by_text = symalias.GuardSet(r.json).check(json.dumps(call))
+    assert by_object == by_text and not by_object.passed
+    with pytest.raises(symalias.InputError, match="result"):
+        symalias.GuardSet({"guards": [{"kind": "no_such_guard"}]})
+    with pytest.raises(symalias.InputError, match="call"):
+        symalias.GuardSet(r).check({"inputs": [{"source": 3}]})
+
+
 @pytest.mark.parametrize(
     "tensors, field",
     [
