@@ -92,9 +92,10 @@ elif workload == "llama":
     from transformers import LlamaConfig, LlamaForCausalLM, StaticCache
     cfg = LlamaConfig(num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
                       hidden_size=32, intermediate_size=64, vocab_size=128,
-                      max_position_embeddings=64)
+                      max_position_embeddings=4096)
     model = LlamaForCausalLM(cfg).eval()
-    cache = StaticCache(config=cfg, max_cache_len=64)
+    # transformers advances the cache position itself: room for every call.
+    cache = StaticCache(config=cfg, max_cache_len=4096)
     pos = torch.tensor([0])
     def f(tok, pos):
         with torch.no_grad():
