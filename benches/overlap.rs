@@ -132,6 +132,57 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// Internal overlap of single views of about 10^6 elements (the query never
+/// enumerates elements), against enumerating their addresses once (the
+/// baseline in the same run, at 10^6 elements).
+fn bench_internal(c: &mut Criterion) {
+    use symalias::overlap::internal_overlap;
+    let mut g = c.benchmark_group("internal_overlap_1e6");
+    g.sample_size(20);
+    let views: [(&str, View); 5] = [
+        (
+            "contiguous_1000x1000",
+            View::new(&[1000, 1000], &[1000, 1], 0),
+        ),
+        (
+            "transposed_1000x1000",
+            View::new(&[1000, 1000], &[1, 1000], 0),
+        ),
+        (
+            "padded_rows_1000x1000",
+            View::new(&[1000, 1000], &[1001, 1], 0),
+        ),
+        (
+            "windows_333333x3_step2",
+            View::new(&[333_333, 3], &[2, 1], 0),
+        ),
+        (
+            "blocks_10x10x100x100",
+            View::new(&[10, 10, 100, 100], &[100_000, 100, 10_000, 1], 0),
+        ),
+    ];
+    for (name, v) in &views {
+        g.bench_with_input(BenchmarkId::new("symalias", name), v, |b, v| {
+            b.iter(|| black_box(internal_overlap(black_box(v), DEFAULT_BUDGET)))
+        });
+    }
+    let (name, v) = &views[0];
+    g.bench_with_input(BenchmarkId::new("enumerate_addresses", name), v, |b, v| {
+        b.iter(|| {
+            let mut seen = vec![false; 1_000_000];
+            let mut repeated = false;
+            for i in 0..v.sizes[0] {
+                for j in 0..v.sizes[1] {
+                    let a = (i * v.strides[0] + j * v.strides[1]) as usize;
+                    repeated |= std::mem::replace(&mut seen[a], true);
+                }
+            }
+            black_box(repeated)
+        })
+    });
+    g.finish();
+}
+
 /// The front end on the concrete short road, against the engine in the same
 /// run: the typed API (`Analyzer::overlap_views`: decision + report), the
 /// JSON case through `io::run_overlap_case` (typed case → report → result
@@ -175,5 +226,5 @@ fn bench_front_end(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, bench_front_end);
+criterion_group!(benches, bench, bench_front_end, bench_internal);
 criterion_main!(benches);

@@ -10,7 +10,7 @@ use common::views::{brute_group, covers};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use symalias::layout::View;
-use symalias::overlap::{analyze_views, Verdict, DEFAULT_BUDGET};
+use symalias::overlap::{analyze_views, internal_overlap, Verdict, DEFAULT_BUDGET};
 
 fn cases() -> u32 {
     common::env_count("SYMALIAS_DIFF_CASES", 20_000)
@@ -109,4 +109,88 @@ fn random_views_with_mixed_itemsizes() {
 #[test]
 fn views_on_a_stride_lattice() {
     run(prop::collection::vec(lattice_view(), 2..=8));
+}
+
+/// Internal overlap against enumeration: the view reaches some address from
+/// two indices exactly when `internal_overlap` says so, and its witness is
+/// two distinct in-range indices at the reported byte.
+fn check_internal(v: &View) -> Result<(), TestCaseError> {
+    use std::collections::HashMap;
+    let mut seen: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut repeated = false;
+    let total: i64 = v.sizes.iter().product();
+    for flat in 0..total {
+        let mut rest = flat;
+        let mut index = vec![0; v.sizes.len()];
+        for d in (0..v.sizes.len()).rev() {
+            index[d] = rest % v.sizes[d];
+            rest /= v.sizes[d];
+        }
+        let addr = v.offset
+            + index
+                .iter()
+                .zip(&v.strides)
+                .map(|(i, s)| i * s)
+                .sum::<i64>();
+        if seen.insert(addr, index).is_some() {
+            repeated = true;
+            break;
+        }
+    }
+    match internal_overlap(v, DEFAULT_BUDGET) {
+        Verdict::Disjoint => prop_assert!(!repeated, "{v:?}: said disjoint, an address repeats"),
+        Verdict::Undecided => prop_assert!(false, "{v:?}: undecided on a small view"),
+        Verdict::Overlap(w) => {
+            prop_assert!(
+                repeated,
+                "{v:?}: said overlapping, every address is distinct"
+            );
+            prop_assert_ne!(&w.index_a, &w.index_b);
+            let at = |ix: &[i64]| {
+                prop_assert!(ix.iter().zip(&v.sizes).all(|(&i, &n)| 0 <= i && i < n));
+                Ok(v.offset + ix.iter().zip(&v.strides).map(|(i, s)| i * s).sum::<i64>())
+            };
+            let (a, b) = (at(&w.index_a)?, at(&w.index_b)?);
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(a * v.itemsize, w.address);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn internal_overlap_agrees_with_enumeration() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&view(&[1, 2, 4, 8]), |v| check_internal(&v))
+        .unwrap();
+}
+
+/// Sliding windows `as_strided((n, w), (step, 1))` and their transposes:
+/// overlapping exactly when the step is below the window.
+#[test]
+fn internal_overlap_of_sliding_windows() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases() / 4,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let windows = (1i64..=8, 1i64..=6, 0i64..=7, any::<bool>()).prop_map(|(n, w, step, t)| {
+        let (sizes, strides) = if t {
+            (vec![w, n], vec![1, step])
+        } else {
+            (vec![n, w], vec![step, 1])
+        };
+        View {
+            sizes,
+            strides,
+            offset: 3,
+            itemsize: 4,
+        }
+    });
+    runner.run(&windows, |v| check_internal(&v)).unwrap();
 }

@@ -1,5 +1,6 @@
 //! Overlap of strided views of one storage: footprints, the exact pair
-//! decision at concrete values, and the sub-quadratic group algorithm.
+//! decision at concrete values, the sub-quadratic group algorithm, and a
+//! view's overlap with itself (`internal`).
 //!
 //! Soundness contract: a pair is reported disjoint only when its footprints
 //! share no byte; a pair the search cannot settle within its work bound is
@@ -12,10 +13,12 @@ mod domain;
 mod encode;
 mod footprint;
 mod group;
+mod internal;
 mod pair;
 mod proof;
 
 pub use group::{components, GroupAnswer, PairVerdict, PAIR_LIST_CAP};
+pub use internal::internal_overlap;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub use proof::{prove_case, CaseProof, PairProof, PairStatus, ProofOptions};
 
