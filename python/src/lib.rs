@@ -184,21 +184,17 @@ fn overlap_doc<'py>(
         Ok(c) => c,
         Err(_) => {
             // The located error (or, rarely, an answer) of the JSON road.
-            let text: String = py
-                .import("symalias")?
-                .getattr("_document")?
-                .call1((case,))?
-                .extract()?;
-            let out = overlap(
-                py,
-                text,
-                prove,
-                simplify,
-                time_limit_ms,
-                budget,
-                max_listed_pairs,
-            )?;
-            return py.import("json")?.getattr("loads")?.call1((out,));
+            return by_json(py, case, ("symalias", "_document"), |text| {
+                overlap(
+                    py,
+                    text,
+                    prove,
+                    simplify,
+                    time_limit_ms,
+                    budget,
+                    max_listed_pairs,
+                )
+            });
         }
     };
     let id = typed.id.clone();
@@ -212,6 +208,24 @@ fn overlap_doc<'py>(
         input_error(e)
     })?;
     pythonize::pythonize(py, &result).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// The JSON road for a document given as Python objects that did not
+/// convert: dumped to text by `dump` (module, function), answered by
+/// `answer` (whose errors name the field), the answer parsed back.
+fn by_json<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyAny>,
+    dump: (&str, &str),
+    answer: impl FnOnce(String) -> PyResult<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let text: String = py
+        .import(dump.0)?
+        .getattr(dump.1)?
+        .call1((doc,))?
+        .extract()?;
+    let out = answer(text)?;
+    py.import("json")?.getattr("loads")?.call1((out,))
 }
 
 /// The analyzer's options from the binding's keyword arguments.
@@ -353,15 +367,7 @@ impl GuardSet {
     ) -> PyResult<Bound<'py, PyAny>> {
         let typed: Call = match pythonize::depythonize(call) {
             Ok(c) => c,
-            Err(_) => {
-                let text: String = py
-                    .import("json")?
-                    .getattr("dumps")?
-                    .call1((call,))?
-                    .extract()?;
-                let out = self.check(py, &text)?;
-                return py.import("json")?.getattr("loads")?.call1((out,));
-            }
+            Err(_) => return by_json(py, call, ("json", "dumps"), |text| self.check(py, &text)),
         };
         let outcome = py
             .detach(|| self.set.check(&typed))
