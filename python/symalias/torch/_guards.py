@@ -129,9 +129,11 @@ class FrameGuards:
                 for k in range(len(words))
             ]
         add_lambda_guard(tc, self.sources[0], args, check, verbose)
+        grouped = any(not isinstance(f, CrossStorageCheck) for f, _ in self.facts)
         with _state.lock:
             _state.stats.frames_guarded += 1
             _state.lifetime["frames_guarded"] += 1
+            _state.lifetime["frames_group_guarded"] += int(grouped)
         self.facts = []
 
 

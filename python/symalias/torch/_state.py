@@ -123,8 +123,10 @@ lock = threading.RLock()
 counter = itertools.count()
 stats = Stats()
 #: Since the process started (never reset): frames compiled while
-#: installed, and of those, frames given a run-time check.
-lifetime = {"frames_compiled": 0, "frames_guarded": 0}
+#: installed; of those, frames given a run-time check; of those, frames
+#: whose check covers an aliased storage group (the others check only that
+#: no new aliasing across storages appeared).
+lifetime = {"frames_compiled": 0, "frames_guarded": 0, "frames_group_guarded": 0}
 
 
 @dataclass
