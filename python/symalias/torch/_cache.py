@@ -34,8 +34,7 @@ import json
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .. import __version__, _answer_case
-from .._tensors import case_of
+from .. import __version__, _native
 from . import _state
 from ._decision import (
     cross_storage_guard,
@@ -79,16 +78,17 @@ def fingerprint(args: Sequence[Any]) -> Optional[str]:
     parts: List[Any] = []
     for g in storage_groups(args):
         try:
-            case = case_of([args[p] for p in g], symbolic=True, sources=[f"arg{p}" for p in g])
-            result = _answer_case(case, prove=False)
+            # Decided natively, at the hints (the key fixes the pattern; the
+            # guards installed with the graph keep it).
+            result = _native.decide([args[p] for p in g], [f"arg{p}" for p in g], prove=False).doc()
         except Exception as e:  # the decision is conservative there, and so is this
             parts.append([g, f"undecided: {type(e).__name__}"])
             continue
-        if result.pairs_left_out:
+        if result.get("pairs_left_out"):
             raise BypassAOTAutogradCache(
                 f"symalias: a storage group of {len(g)} inputs has more pairs than it lists"
             )
-        pairs = sorted([g[q.a], g[q.b], q.overlap] for q in result.pairs)
+        pairs = sorted([g[q["a"]], g[q["b"]], q["overlap"]] for q in result.get("pairs", []))
         parts.append([g, pairs, _baked([args[p] for p in g])])
     if not parts:
         return None

@@ -175,12 +175,11 @@ class PartitionCheck:
         # partition by source). A conservative (undecided) merge is right
         # for any pattern, so it only needs the one storage.
         self.decision: Any = decision if (decision is not None and not proved) else None
-        self.guards = self.decision is not None
 
     def needed(self) -> bool:
         # A split group in two storages stays disjoint: the one-storage
         # check matters only for a merged group.
-        return self.merged or self.guards
+        return self.merged or self.decision is not None
 
     def verbose(self) -> str:
         """torch's wording of the same fact (its StorageOverlap guard)."""
@@ -194,7 +193,7 @@ class PartitionCheck:
         words = []
         if self.merged:
             words.append(f"{', '.join(self.names)} share one storage")
-        if self.guards:
+        if self.decision is not None:
             ov = [self.names[i] for i in self.overlapping]
             words.append(f"StorageOverlap(overlapping=[{', '.join(ov)}]) by symalias")
         return words
