@@ -10,7 +10,9 @@ use common::views::{brute_group, covers};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use symalias::layout::View;
-use symalias::overlap::{analyze_views, internal_overlap, Verdict, DEFAULT_BUDGET};
+use symalias::overlap::{
+    analyze_views, internal_overlap, overlapping_views, Verdict, DEFAULT_BUDGET,
+};
 
 fn cases() -> u32 {
     common::env_count("SYMALIAS_DIFF_CASES", 20_000)
@@ -65,6 +67,9 @@ fn check(views: &[View]) -> Result<(), TestCaseError> {
     let got_pairs: Vec<(usize, usize)> = got.pairs.iter().map(|p| (p.a, p.b)).collect();
     prop_assert_eq!(&got_pairs, &want_pairs, "pairs of {:?}", views);
     prop_assert_eq!(&got.overlapping, &want_set);
+    let refs: Vec<_> = views.iter().map(View::view_ref).collect();
+    let set_only = overlapping_views(&refs, DEFAULT_BUDGET);
+    prop_assert_eq!(&set_only, &want_set, "set only, {:?}", views);
     for symalias::overlap::PairVerdict { a, b, verdict: v } in &got.pairs {
         match v {
             Verdict::Overlap(w) => {

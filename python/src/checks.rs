@@ -40,7 +40,7 @@ use std::time::Instant;
 use symalias::io::{prepare_guards, GuardDoc};
 use symalias::{Call, CallInput, CallTensor, View};
 
-use crate::tensors::{int, ints};
+use crate::tensors::{call, int, ints, Method};
 use crate::InputError;
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -132,7 +132,7 @@ impl<'py> Reads<'py> {
             return Ok(s);
         }
         let t = &self.tensors[i];
-        let obj = t.call_method0(intern!(t.py(), "untyped_storage"))?;
+        let obj = call(t.py(), t, Method::UntypedStorage)?;
         let s = obj.as_ptr() as i64;
         self.held.push(obj);
         self.storage[i] = Some(s);
@@ -144,9 +144,7 @@ impl<'py> Reads<'py> {
             return Ok(o);
         }
         let t = self.tensor(i)?;
-        let o: i64 = t
-            .call_method0(intern!(t.py(), "storage_offset"))?
-            .extract()?;
+        let o: i64 = call(t.py(), &t, Method::StorageOffset)?.extract()?;
         self.offset[i] = Some(o);
         Ok(o)
     }
@@ -154,9 +152,9 @@ impl<'py> Reads<'py> {
     fn view(&mut self, i: usize) -> PyResult<View> {
         let t = self.tensor(i)?;
         let py = t.py();
-        let sizes = ints(&t.call_method0(intern!(py, "size"))?)?;
-        let strides = ints(&t.call_method0(intern!(py, "stride"))?)?;
-        let itemsize: i64 = t.call_method0(intern!(py, "element_size"))?.extract()?;
+        let sizes = ints(&call(py, &t, Method::Size)?)?;
+        let strides = ints(&call(py, &t, Method::Stride)?)?;
+        let itemsize: i64 = call(py, &t, Method::ElementSize)?.extract()?;
         let (Some(sizes), Some(strides)) = (sizes, strides) else {
             return Err(PyValueError::new_err(
                 "a run-time tensor has a symbolic layout",

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Set, Tuple, Union
 
-from . import _native
+from . import _native, _tensors
 from ._native import InputError
 
 __all__ = [
@@ -461,13 +461,12 @@ def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -
     the hints for SymInt layouts). Tensors of different storages are refused
     (``ValueError``): torch's function assumes one storage without checking.
     Concrete layouts are read and decided natively (no documents)."""
-    from ._tensors import DifferentStoragesError, check_sequence
-
-    tensors = check_sequence(tensors)
+    if type(tensors) is not list and type(tensors) is not tuple:
+        tensors = _tensors.check_sequence(tensors)
     native = _native.overlapping_tensors(tensors)
     if native is None:  # a SymInt layout: the symbolic path
         return set(overlap_tensors(tensors, prove=False, symbolic=symbolic).overlapping)
     overlapping, other = native
     if other is not None:
-        raise DifferentStoragesError.at(other)
+        raise _tensors.DifferentStoragesError.at(other)
     return set(overlapping)

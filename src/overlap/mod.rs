@@ -52,6 +52,22 @@ pub fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
     analyze_refs(views, budget, PAIR_LIST_CAP)
 }
 
+/// Only the overlapping set of [`analyze_view_refs`] (views that overlap, or
+/// may, some other view; ascending): no pair is listed beyond those that join
+/// two components, so a dense group (sliding windows, many copies) decides
+/// one pair per view it joins rather than every meeting pair.
+///
+/// ```
+/// use symalias::layout::ViewRef;
+/// use symalias::overlap::{overlapping_views, DEFAULT_BUDGET};
+/// // Windows of 4 elements at offsets 0, 1, 2 and one at 10.
+/// let v = |offset| ViewRef { sizes: &[4], strides: &[1], offset, itemsize: 4 };
+/// assert_eq!(overlapping_views(&[v(0), v(1), v(2), v(10)], DEFAULT_BUDGET), vec![0, 1, 2]);
+/// ```
+pub fn overlapping_views(views: &[ViewRef], budget: u64) -> Vec<usize> {
+    analyze_refs(views, budget, 0).overlapping
+}
+
 fn analyze_refs(views: &[ViewRef], budget: u64, listed_pairs: usize) -> GroupAnswer {
     let first = views.first().map(|v| v.itemsize);
     let bytes = views.iter().any(|v| Some(v.itemsize) != first);
