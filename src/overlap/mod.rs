@@ -20,7 +20,9 @@ mod proof;
 pub use group::{components, GroupAnswer, PairVerdict, PAIR_LIST_CAP};
 pub use internal::internal_overlap;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
-pub use proof::{prove_case, CaseProof, PairProof, PairStatus, ProofOptions};
+pub use proof::{
+    prove_case, prove_internal, CaseProof, InternalProof, PairProof, PairStatus, ProofOptions,
+};
 
 use crate::layout::{View, ViewRef};
 

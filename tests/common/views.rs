@@ -58,3 +58,22 @@ pub fn covers(v: &View, index: &[i64], address: i64) -> bool {
     let start = v.byte_address(index);
     start <= address as i128 && (address as i128) < start + v.itemsize as i128
 }
+
+/// Whether two distinct indices of `v` reach one element (enumerating every
+/// index: small views only).
+pub fn repeats_an_element(v: &View) -> bool {
+    let mut seen = HashSet::new();
+    let total: i64 = v.sizes.iter().product();
+    for flat in 0..total {
+        let mut rest = flat;
+        let mut addr = v.offset;
+        for d in (0..v.sizes.len()).rev() {
+            addr += (rest % v.sizes[d]) * v.strides[d];
+            rest /= v.sizes[d];
+        }
+        if !seen.insert(addr) {
+            return true;
+        }
+    }
+    false
+}

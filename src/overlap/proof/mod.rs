@@ -22,10 +22,12 @@
 
 mod chain;
 mod guards;
+mod internal;
 mod refute;
 mod split;
 mod witness;
 
+pub use internal::{prove_internal, InternalProof};
 use witness::HintWitness;
 
 use super::domain::Domain;

@@ -4,6 +4,17 @@
 
 use super::*;
 
+/// `true` when the values of `look` are inside every declared range and
+/// satisfy every assumption.
+pub(super) fn allowed_at(pool: &ExprPool, env: &Env, look: &dyn Fn(Symbol) -> Option<i64>) -> bool {
+    env.symbols().iter().all(|&s| {
+        look(s).is_some_and(|v| env.info(s).is_some_and(|i| i.declared.contains(v as i128)))
+    }) && env
+        .assumptions()
+        .iter()
+        .all(|&a| pool.eval(a, look).ok().and_then(|v| v.as_bool()) == Some(true))
+}
+
 impl Prover<'_, '_> {
     pub(super) fn lookup<'e>(
         env: &'e Env,
@@ -22,18 +33,7 @@ impl Prover<'_, '_> {
     /// `true` when the assignment (others at their hints) is inside every
     /// declared range and satisfies every assumption.
     pub(super) fn allowed(&self, cx: &[(Symbol, i64)]) -> bool {
-        let look = Self::lookup(self.env, cx);
-        self.env.symbols().iter().all(|&s| {
-            look(s).is_some_and(|v| {
-                self.env
-                    .info(s)
-                    .is_some_and(|i| i.declared.contains(v as i128))
-            })
-        }) && self
-            .env
-            .assumptions()
-            .iter()
-            .all(|&a| self.pool.eval(a, &look).ok().and_then(|v| v.as_bool()) == Some(true))
+        allowed_at(self.pool, self.env, &Self::lookup(self.env, cx))
     }
 
     /// The exact group answer at an assignment, if it is allowed.
