@@ -203,6 +203,24 @@ impl Decision {
         self.result.invariant
     }
 
+    /// Tensors that overlap themselves at the hints, or whose verdict is not
+    /// proved for all shapes: `(tensor, overlaps at the hints, proof)`; a
+    /// tensor not listed overlaps itself at no allowed shape.
+    #[getter]
+    fn self_overlap(&self) -> Vec<(usize, bool, String)> {
+        self.result
+            .self_overlap
+            .iter()
+            .map(|s| {
+                let proof = serde_json::to_value(s.proof)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                (s.tensor, s.overlap, proof)
+            })
+            .collect()
+    }
+
     /// Some size, stride or offset was a SymInt.
     #[getter]
     fn symbolic(&self) -> bool {

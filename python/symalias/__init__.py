@@ -29,6 +29,7 @@ __all__ = [
     "TensorLayout",
     "Witness",
     "Pair",
+    "SelfOverlap",
     "Guard",
     "OverlapResult",
     "SimplifyResult",
@@ -41,6 +42,7 @@ __all__ = [
     "parse",
     "compute_overlapping_tensors",
     "overlap_tensors",
+    "has_internal_overlap",
 ]
 
 __version__: str = _native.__version__
@@ -110,6 +112,26 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class SelfOverlap:
+    """One tensor's overlap with itself (two of its own indices reach one
+    byte): at the hints, and how sure for all shapes (``proved``,
+    ``refuted``, ``hint_only``, ``unknown``). ``index_a``/``index_b`` of the
+    witness are both indices into this tensor."""
+
+    tensor: int
+    overlap: bool
+    proof: str
+    witness: Optional[Witness] = None
+    counterexample: Optional[Mapping[str, int]] = None
+
+
+def _witness(w: Optional[Mapping[str, Any]]) -> Optional[Witness]:
+    if not w:
+        return None
+    return Witness(w["address"], tuple(w["index_a"]), tuple(w["index_b"]))
+
+
+@dataclass(frozen=True)
 class Guard:
     """A guard of a result: ``kind`` (``storage_overlap``, ``shape``,
     ``layout``, ``duplicate_input``, ...), its text, and its fields."""
@@ -157,6 +179,11 @@ class OverlapResult:
     micros: int
     #: The result line: JSON text, or the document as Python objects.
     _raw: Any = field(repr=False, compare=False)
+    #: Tensors that overlap themselves at the hints (sorted).
+    self_overlapping: Tuple[int, ...] = ()
+    #: Each tensor that overlaps itself at the hints or whose verdict is not
+    #: proved for all shapes; a tensor not listed overlaps itself nowhere.
+    self_overlap: Tuple[SelfOverlap, ...] = ()
 
     @property
     def json(self) -> str:
@@ -177,15 +204,19 @@ class OverlapResult:
                 b=p["b"],
                 overlap=p["overlap"],
                 proof=p["proof"],
-                witness=Witness(
-                    p["witness"]["address"],
-                    tuple(p["witness"]["index_a"]),
-                    tuple(p["witness"]["index_b"]),
-                )
-                if p.get("witness")
-                else None,
+                witness=_witness(p.get("witness")),
             )
             for p in d.get("pairs", [])
+        )
+        selves = tuple(
+            SelfOverlap(
+                tensor=x["tensor"],
+                overlap=x["overlap"],
+                proof=x["proof"],
+                witness=_witness(x.get("witness")),
+                counterexample=x.get("counterexample"),
+            )
+            for x in d.get("self_overlap", [])
         )
         return OverlapResult(
             id=d["id"],
@@ -199,6 +230,8 @@ class OverlapResult:
             symbols=d.get("symbols", {}),
             micros=d["micros"],
             _raw=d if raw is None else raw,
+            self_overlapping=tuple(d.get("self_overlapping", [])),
+            self_overlap=selves,
         )
 
 
@@ -470,3 +503,19 @@ def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -
     if other is not None:
         raise _tensors.DifferentStoragesError.at(other)
     return set(overlapping)
+
+
+def has_internal_overlap(tensor: Any) -> bool:
+    """Whether two different indices of one view reach the same byte (ATen's
+    ``has_internal_overlap``, answered exactly: never "too hard"). Takes a
+    ``torch.Tensor`` (real, meta or fake; a SymInt layout is answered at its
+    hints, without adding a guard) or a ``TensorLayout`` / §3 tensor mapping
+    (expressions answered at the symbols' hints via ``overlap``: pass the
+    symbols there for a proof for all shapes). Raises ``TypeError`` for
+    anything else, ``InputError`` for an invalid layout."""
+    if isinstance(tensor, (TensorLayout, dict)):
+        return bool(overlap([tensor], prove=False).self_overlapping)
+    if type(tensor).__module__.startswith("torch") or hasattr(tensor, "untyped_storage"):
+        decision = _native.decide([tensor], ["tensor"], prove=False)
+        return any(over for _, over, _ in decision.self_overlap)
+    raise TypeError(f"has_internal_overlap takes a torch.Tensor or a TensorLayout, not {type(tensor).__name__}")

@@ -109,6 +109,11 @@ class Decision:
     @property
     def invariant(self) -> Optional[bool]: ...
     @property
+    def self_overlap(self) -> List[Tuple[int, bool, str]]:
+        """``(tensor, overlaps itself at the hints, proof)`` for each tensor
+        that overlaps itself at the hints or whose verdict is not proved for
+        all shapes (``proved``, ``refuted``, ``hint_only``, ``unknown``)."""
+    @property
     def symbolic(self) -> bool:
         """Some size, stride or offset was a SymInt."""
     @property

@@ -219,3 +219,48 @@ def test_recompile_reason_reads_as_torchs(fresh_torch, fn, first, second):
     ours = recompile_reasons(True, first, second, fn)
     assert len(stock) == 1 and stock[0].startswith("0/0: check_overlapping(")
     assert ours == stock
+
+
+# ---- a mutated input that overlaps itself (issue 22) -------------------------
+
+
+def mutate_windows(x):
+    x.mul_(2)
+    return x.sum()
+
+
+def windows():
+    base = torch.arange(12.0)
+    return base, (base.as_strided((4, 3), (2, 1)),)
+
+
+def read_windows(x):
+    return (x * 2).sum()
+
+
+@backends
+@dynamics
+def test_mutated_self_overlapping_input_runs_as_eager(fresh_torch, backend, dynamic):
+    """``as_strided((4, 3), (2, 1)).mul_(2)`` writes shared elements once per
+    index in eager, once in a functionalized graph: the frame runs eagerly."""
+    assert compare(mutate_windows, windows, backend=backend, dynamic=dynamic) == []
+    assert st.stats.eager_fallbacks == 1
+    assert "overlaps itself" in st.stats.fallback_reasons[-1]
+
+
+@backends
+@dynamics
+def test_read_only_self_overlapping_input_is_compiled(fresh_torch, backend, dynamic):
+    assert compare(read_windows, windows, backend=backend, dynamic=dynamic) == []
+    assert st.stats.eager_fallbacks == 0
+
+
+def test_stock_torch_diverges_on_a_mutated_self_overlapping_input(fresh_torch):
+    """Why the fallback exists (torch 2.15, aot_eager): stock's storage differs."""
+    st.uninstall()
+    torch._dynamo.reset()
+    base_e, (x_e,) = windows()
+    mutate_windows(x_e)
+    base_c, (x_c,) = windows()
+    torch.compile(mutate_windows, backend="aot_eager")(x_c)
+    assert not torch.equal(base_c, base_e)

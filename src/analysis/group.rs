@@ -4,18 +4,21 @@
 //! [`hint_guards`] → the report.
 
 use super::error::GroupError;
-use super::report::{Invariance, OverlapReport, PairReport};
+use super::report::{Invariance, OverlapReport, PairReport, SelfOverlapReport};
 use super::{Analyzer, Scope};
 use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
 use crate::overlap::{
-    analyze_views_listing, prove_case, GroupAnswer, PairProof, ProofOptions, Verdict,
+    analyze_views_listing, internal_overlap, prove_case, prove_internal, GroupAnswer, PairProof,
+    ProofOptions, Verdict, Witness,
 };
 use crate::simplify::{simplify, SimplifyOptions};
+use hashbrown::HashMap;
 use std::collections::BTreeMap;
 use std::time::Instant;
+use symalias_solver::{Budget, Solver};
 use tracing::debug_span;
 
 /// Shape-guard lists up to this length are simplified guard by guard.
@@ -89,6 +92,7 @@ impl Analyzer {
             let source = |i: usize| group.members[i].source.clone();
             hint_report(Labels::of(group, &source), answer, symbolic, undecided)
         };
+        report.self_overlap = self.self_overlap(pool, env, &layouts, &views, deadline);
         report.elapsed = start.elapsed();
         Ok(report)
     }
@@ -113,8 +117,90 @@ impl Analyzer {
             source,
         };
         let mut report = hint_report(labels, answer, false, undecided);
+        report.self_overlap = views
+            .iter()
+            .enumerate()
+            .filter_map(|(member, v)| {
+                concrete_self_overlap(member, internal_overlap(v, self.options.budget))
+            })
+            .collect();
         report.elapsed = start.elapsed();
         report
+    }
+
+    /// Each member's overlap with itself: exact at the hints, proved for all
+    /// shapes when `prove` is on (layouts with one sizes-and-strides pair
+    /// are asked once: the offset plays no part).
+    fn self_overlap(
+        &self,
+        pool: &mut ExprPool,
+        env: &Env,
+        layouts: &[Layout],
+        views: &[View],
+        deadline: Instant,
+    ) -> Vec<SelfOverlapReport> {
+        let mut asked: HashMap<(&[ExprId], &[ExprId]), Option<SelfOverlapReport>> = HashMap::new();
+        // No z3 queries here (`max_queries: 0`: bounds, chains, witness
+        // persistence and sampled refutation only): a query near its rlimit
+        // answered differently depending on which cases ran before on the
+        // thread, and batch output must not depend on `--jobs`. (A solver
+        // of its own all the same: no history from the analyzer's cache.)
+        let mut solver = Solver::new(Budget {
+            rlimit: self.options.proof.rlimit,
+            ..Budget::default()
+        });
+        let mut out = Vec::new();
+        for (member, (l, v)) in layouts.iter().zip(views).enumerate() {
+            let key = (&l.sizes[..], &l.strides[..]);
+            let known = match asked.get(&key) {
+                Some(r) => r.clone(),
+                None => {
+                    let r = if self.options.prove && l.is_symbolic(pool) {
+                        let p = prove_internal(
+                            pool,
+                            env,
+                            l,
+                            v,
+                            &mut solver,
+                            ProofOptions {
+                                deadline: Some(deadline),
+                                max_queries: 0,
+                                ..self.options.proof
+                            },
+                        );
+                        let proof = match p.invariant {
+                            Some(true) => PairProof::Proved,
+                            Some(false) => PairProof::Refuted,
+                            None => PairProof::Unknown,
+                        };
+                        let overlap = p.verdict.may_overlap();
+                        (overlap || proof != PairProof::Proved).then(|| SelfOverlapReport {
+                            member,
+                            overlap,
+                            proof,
+                            witness: witness_of(p.verdict),
+                            counterexample: p.counterexample.map(|c| c.into_iter().collect()),
+                        })
+                    } else {
+                        // Without a proof only the hints are claimed: listed
+                        // when it overlaps itself there.
+                        let symbolic = l.is_symbolic(pool);
+                        concrete_self_overlap(member, internal_overlap(v, self.options.budget)).map(
+                            |mut r| {
+                                if symbolic && r.proof == PairProof::Proved {
+                                    r.proof = PairProof::HintOnly;
+                                }
+                                r
+                            },
+                        )
+                    };
+                    asked.insert(key, r.clone());
+                    r
+                }
+            };
+            out.extend(known.map(|r| SelfOverlapReport { member, ..r }));
+        }
+        out
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -184,6 +270,30 @@ impl Analyzer {
             pairs,
             counterexample,
         )
+    }
+}
+
+/// The report of a concrete member's overlap with itself, if it is listed
+/// (it overlaps itself, or the search could not tell).
+fn concrete_self_overlap(member: usize, verdict: Verdict) -> Option<SelfOverlapReport> {
+    let proof = match verdict {
+        Verdict::Disjoint => return None,
+        Verdict::Overlap(_) => PairProof::Proved,
+        Verdict::Undecided => PairProof::Unknown,
+    };
+    Some(SelfOverlapReport {
+        member,
+        overlap: true,
+        proof,
+        witness: witness_of(verdict),
+        counterexample: None,
+    })
+}
+
+fn witness_of(verdict: Verdict) -> Option<Witness> {
+    match verdict {
+        Verdict::Overlap(w) => Some(w),
+        _ => None,
     }
 }
 
@@ -427,6 +537,7 @@ fn finish(
         guards,
         pairs,
         counterexample,
+        self_overlap: Vec::new(),
         elapsed: Default::default(),
     }
 }

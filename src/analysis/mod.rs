@@ -36,7 +36,8 @@ pub use program::{
     GraphNames, Input, InputKind, MergeOption, Output, Program, ProgramOptions, Tensor,
 };
 pub use report::{
-    GroupReport, Invariance, OverlapReport, PairReport, ProgramReport, SyntheticReport,
+    GroupReport, Invariance, OverlapReport, PairReport, ProgramReport, SelfOverlapReport,
+    SyntheticReport,
 };
 
 use crate::env::Env;

@@ -48,6 +48,21 @@ pub struct PairReport {
     pub witness: Option<Witness>,
 }
 
+/// A member's overlap with itself (two of its own indices at one byte).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelfOverlapReport {
+    /// The member (local index).
+    pub member: usize,
+    /// It overlaps itself at the hints (or the search could not tell).
+    pub overlap: bool,
+    /// What is known for all shapes (`Proved` for concrete members).
+    pub proof: PairProof,
+    /// The shared byte and the two indices reaching it, when it overlaps.
+    pub witness: Option<Witness>,
+    /// With `Refuted`: an allowed assignment at which the verdict differs.
+    pub counterexample: Option<BTreeMap<String, i64>>,
+}
+
 /// The answer for one storage group.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OverlapReport {
@@ -69,6 +84,11 @@ pub struct OverlapReport {
     /// With [`Invariance::Refuted`]: an allowed assignment (symbol name →
     /// value) at which the exact partition differs.
     pub counterexample: Option<BTreeMap<String, i64>>,
+    /// Members that overlap themselves at the hints, or (when the group was
+    /// proved) whose verdict is not proved for all shapes, by member. A
+    /// member not listed overlaps itself at no allowed shape — with proof
+    /// off, at none at the hints (then a symbolic member's proof is `HintOnly`).
+    pub self_overlap: Vec<SelfOverlapReport>,
     /// Wall time of the analysis.
     pub elapsed: Duration,
 }

@@ -26,5 +26,5 @@ pub use program::{
 };
 pub use types::{
     ErrorLine, Expect, ExprCase, ExprField, ExprResult, OverlapCase, OverlapResult, PairResult,
-    PairWitness, SymbolSpec, TensorSpec,
+    PairWitness, SelfOverlapResult, SymbolSpec, TensorSpec,
 };

@@ -6,7 +6,9 @@
 use super::error::InputError;
 use super::guard::GuardDoc;
 use super::load::{load_env, load_layout};
-use super::types::{ExprField, OverlapCase, OverlapResult, PairResult, PairWitness, TensorSpec};
+use super::types::{
+    ExprField, OverlapCase, OverlapResult, PairResult, PairWitness, SelfOverlapResult, TensorSpec,
+};
 use crate::analysis::{Analyzer, Group, Member, OverlapReport};
 use crate::expr::ExprPool;
 use crate::layout::{Field, View};
@@ -144,6 +146,7 @@ fn overlap_result(
     } else {
         BTreeMap::new()
     };
+    let (self_overlapping, self_overlap) = (self_overlapping(&r), self_overlap_results(&r));
     OverlapResult {
         id: case.id.clone(),
         invariant: r.invariance.as_option(),
@@ -161,8 +164,41 @@ fn overlap_result(
         } else {
             r.elapsed.as_micros() as u64
         },
+        self_overlapping,
+        self_overlap,
         overlapping: r.overlapping,
         non_overlapping: r.non_overlapping,
+    }
+}
+
+/// The members that overlap themselves at the hints.
+pub(crate) fn self_overlapping(r: &OverlapReport) -> Vec<usize> {
+    r.self_overlap
+        .iter()
+        .filter(|s| s.overlap)
+        .map(|s| s.member)
+        .collect()
+}
+
+/// §3 `self_overlap` of a report.
+pub(crate) fn self_overlap_results(r: &OverlapReport) -> Vec<SelfOverlapResult> {
+    r.self_overlap
+        .iter()
+        .map(|s| SelfOverlapResult {
+            tensor: s.member,
+            overlap: s.overlap,
+            proof: s.proof,
+            witness: s.witness.as_ref().map(witness_doc),
+            counterexample: s.counterexample.clone(),
+        })
+        .collect()
+}
+
+fn witness_doc(w: &crate::overlap::Witness) -> PairWitness {
+    PairWitness {
+        address: w.address,
+        index_a: w.index_a.clone(),
+        index_b: w.index_b.clone(),
     }
 }
 
@@ -175,11 +211,7 @@ pub(crate) fn pair_results(r: &OverlapReport) -> Vec<PairResult> {
             b: p.b,
             overlap: p.overlap,
             proof: p.proof,
-            witness: p.witness.as_ref().map(|w| PairWitness {
-                address: w.address,
-                index_a: w.index_a.clone(),
-                index_b: w.index_b.clone(),
-            }),
+            witness: p.witness.as_ref().map(witness_doc),
         })
         .collect()
 }

@@ -5,7 +5,7 @@
 use super::error::InputError;
 use super::guard::GuardDoc;
 use super::load::{load_env, load_layout};
-use super::overlap_case::pair_results;
+use super::overlap_case::{pair_results, self_overlap_results, self_overlapping};
 use super::types::{ExprField, OverlapResult, SymbolSpec};
 use crate::analysis::{
     Analyzer, GraphNames, Input, InputKind, Output, Program, ProgramError, ProgramOptions,
@@ -483,6 +483,8 @@ fn program_result(doc: &ProgramDoc, p: &Program, r: &ProgramReport) -> ProgramRe
                 } else {
                     BTreeMap::new()
                 },
+                self_overlapping: self_overlapping(&g.report),
+                self_overlap: self_overlap_results(&g.report),
                 micros: 0,
             },
         })

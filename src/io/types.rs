@@ -232,8 +232,36 @@ pub struct OverlapResult {
     /// checker can bind them from a call).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub symbols: BTreeMap<String, String>,
+    /// Tensors that overlap themselves at the hints (two of their own indices
+    /// reach one byte), sorted. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub self_overlapping: Vec<usize>,
+    /// Per-tensor detail of self-overlap: every tensor that overlaps itself at
+    /// the hints, or (when proofs were asked for) whose verdict is not proved
+    /// for all shapes; a tensor not listed overlaps itself at no allowed
+    /// shape (with proofs off: not at the hints). Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub self_overlap: Vec<SelfOverlapResult>,
     /// Wall time in microseconds.
     pub micros: u64,
+}
+
+/// One tensor's overlap with itself (§3 `self_overlap`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelfOverlapResult {
+    /// The tensor index.
+    pub tensor: usize,
+    /// Whether it overlaps itself at the hints.
+    pub overlap: bool,
+    /// `proved`, `refuted`, `hint_only` or `unknown`: whether `overlap`
+    /// holds for all allowed shapes.
+    pub proof: PairProof,
+    /// A byte it reaches from two indices (`index_a != index_b`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<PairWitness>,
+    /// With `refuted`: an allowed assignment at which the verdict differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counterexample: Option<std::collections::BTreeMap<String, i64>>,
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
+from .. import _native
 from . import _state
 from ._decision import cross_storage_guard, source_list, storage_groups
 from ._state import EagerFallback, lock, log, stats
@@ -33,6 +34,31 @@ _REFUSALS = (
 def _aliased_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> bool:
     """Some storage holds a mutated tensor input and another tensor input."""
     return any(any(mutated[i] for i in g) for g in storage_groups(fwd_inputs))
+
+
+def _self_overlapping_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> Optional[str]:
+    """Why a mutated input must run eagerly: it overlaps itself at the hints
+    (two of its own indices reach one element: eager writes it once per
+    index, a functionalized graph once). None when no mutated input does.
+    One native decision per storage of mutated inputs. (A symbolic input
+    that does not overlap itself at the hints but may at another shape is
+    not caught yet: no run-time guard states self-overlap.)"""
+    import torch
+
+    by_storage: Dict[int, List[int]] = {}
+    for i, (t, m) in enumerate(zip(fwd_inputs, mutated)):
+        if m and isinstance(t, torch.Tensor):
+            by_storage.setdefault(id(t.untyped_storage()), []).append(i)
+    for members in by_storage.values():
+        names = [f"input {i}" for i in members]
+        try:
+            decision = _native.decide([fwd_inputs[i] for i in members], names, prove=True)
+        except Exception as e:  # unbacked symbols, engine errors: eager is right
+            return f"cannot decide whether mutated {', '.join(names)} overlap themselves ({type(e).__name__}: {e})"
+        for k, over, _proof in decision.self_overlap:
+            if over:
+                return f"mutated {names[k]} overlaps itself (two of its indices reach one element)"
+    return None
 
 
 def _record(c: Optional[_state.Compile], fwd_inputs: List[Any], mutated: List[bool]) -> None:
@@ -69,6 +95,9 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
         mutated = [bool(getattr(m, "mutates_data", False)) for m in mutated_input_info]
         any_mutated = any(mutated)
         if any_mutated:
+            why = _self_overlapping_mutation(fwd_inputs, mutated)
+            if why is not None:
+                raise EagerFallback(why)
             _record(c, fwd_inputs, mutated)
             if c is not None and _aliased_mutation(fwd_inputs, mutated):
                 c.aliased_mutation = True
