@@ -46,9 +46,11 @@ def _self_overlapping_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> Op
     import torch
 
     by_storage: Dict[int, List[int]] = {}
+    held = []  # the storage objects, alive while their ids are keys
     for i, (t, m) in enumerate(zip(fwd_inputs, mutated)):
         if m and isinstance(t, torch.Tensor):
-            by_storage.setdefault(id(t.untyped_storage()), []).append(i)
+            held.append(t.untyped_storage())
+            by_storage.setdefault(id(held[-1]), []).append(i)
     for members in by_storage.values():
         names = [f"input {i}" for i in members]
         try:
