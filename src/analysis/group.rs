@@ -18,7 +18,6 @@ use crate::simplify::{simplify, SimplifyOptions};
 use hashbrown::HashMap;
 use std::collections::BTreeMap;
 use std::time::Instant;
-use symalias_solver::{Budget, Solver};
 use tracing::debug_span;
 
 /// Shape-guard lists up to this length are simplified guard by guard.
@@ -132,7 +131,7 @@ impl Analyzer {
     /// shapes when `prove` is on (layouts with one sizes-and-strides pair
     /// are asked once: the offset plays no part).
     fn self_overlap(
-        &self,
+        &mut self,
         pool: &mut ExprPool,
         env: &Env,
         layouts: &[Layout],
@@ -140,67 +139,64 @@ impl Analyzer {
         deadline: Instant,
     ) -> Vec<SelfOverlapReport> {
         let mut asked: HashMap<(&[ExprId], &[ExprId]), Option<SelfOverlapReport>> = HashMap::new();
-        // No z3 queries here (`max_queries: 0`: bounds, chains, witness
-        // persistence and sampled refutation only): a query near its rlimit
-        // answered differently depending on which cases ran before on the
-        // thread, and batch output must not depend on `--jobs`. (A solver
-        // of its own all the same: no history from the analyzer's cache.)
-        let mut solver = Solver::new(Budget {
-            rlimit: self.options.proof.rlimit,
-            ..Budget::default()
-        });
         let mut out = Vec::new();
         for (member, (l, v)) in layouts.iter().zip(views).enumerate() {
-            let key = (&l.sizes[..], &l.strides[..]);
-            let known = match asked.get(&key) {
+            let known = match asked.get(&(&l.sizes[..], &l.strides[..])) {
                 Some(r) => r.clone(),
                 None => {
-                    let r = if self.options.prove && l.is_symbolic(pool) {
-                        let p = prove_internal(
-                            pool,
-                            env,
-                            l,
-                            v,
-                            &mut solver,
-                            ProofOptions {
-                                deadline: Some(deadline),
-                                max_queries: 0,
-                                ..self.options.proof
-                            },
-                        );
-                        let proof = match p.invariant {
-                            Some(true) => PairProof::Proved,
-                            Some(false) => PairProof::Refuted,
-                            None => PairProof::Unknown,
-                        };
-                        let overlap = p.verdict.may_overlap();
-                        (overlap || proof != PairProof::Proved).then(|| SelfOverlapReport {
-                            member,
-                            overlap,
-                            proof,
-                            witness: witness_of(p.verdict),
-                            counterexample: p.counterexample.map(|c| c.into_iter().collect()),
-                        })
-                    } else {
-                        // Without a proof only the hints are claimed: listed
-                        // when it overlaps itself there.
-                        let symbolic = l.is_symbolic(pool);
-                        concrete_self_overlap(member, internal_overlap(v, self.options.budget)).map(
-                            |mut r| {
-                                if symbolic && r.proof == PairProof::Proved {
-                                    r.proof = PairProof::HintOnly;
-                                }
-                                r
-                            },
-                        )
-                    };
-                    asked.insert(key, r.clone());
+                    let r = self.self_overlap_of(pool, env, l, v, deadline);
+                    asked.insert((&l.sizes[..], &l.strides[..]), r.clone());
                     r
                 }
             };
             out.extend(known.map(|r| SelfOverlapReport { member, ..r }));
         }
         out
+    }
+
+    /// One layout's self-overlap report (as member 0), if it is listed.
+    ///
+    /// The proof asks z3 nothing (`max_queries: 0`: bounds, chains, witness
+    /// persistence and sampled refutation only): a query near its rlimit
+    /// answered differently depending on which cases ran before on the
+    /// thread, and batch output must not depend on `--jobs`.
+    fn self_overlap_of(
+        &mut self,
+        pool: &mut ExprPool,
+        env: &Env,
+        l: &Layout,
+        v: &View,
+        deadline: Instant,
+    ) -> Option<SelfOverlapReport> {
+        let symbolic = l.is_symbolic(pool);
+        if !(self.options.prove && symbolic) {
+            // Without a proof only the hints are claimed: listed when it
+            // overlaps itself there.
+            let mut r = concrete_self_overlap(0, internal_overlap(v, self.options.budget))?;
+            if symbolic && r.proof == PairProof::Proved {
+                r.proof = PairProof::HintOnly;
+            }
+            return Some(r);
+        }
+        let opts = ProofOptions {
+            deadline: Some(deadline),
+            max_queries: 0,
+            ..self.options.proof
+        };
+        let p = prove_internal(pool, env, l, v, &mut self.solver, opts);
+        let proof = match p.invariant {
+            Some(true) => PairProof::Proved,
+            Some(false) => PairProof::Refuted,
+            None => PairProof::Unknown,
+        };
+        let overlap = p.verdict.may_overlap();
+        (overlap || proof != PairProof::Proved).then(|| SelfOverlapReport {
+            member: 0,
+            overlap,
+            proof,
+            witness: witness_of(p.verdict),
+            counterexample: p.counterexample.map(|c| c.into_iter().collect()),
+        })
     }
 
     #[allow(clippy::too_many_arguments)]

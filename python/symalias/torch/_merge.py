@@ -40,7 +40,8 @@ def _self_overlapping_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> Op
     """Why a mutated input must run eagerly: it overlaps itself at the hints
     (two of its own indices reach one element: eager writes it once per
     index, a functionalized graph once). None when no mutated input does.
-    One native decision per storage of mutated inputs. (A symbolic input
+    One native decision at the hints per storage of mutated inputs (no
+    proof: the hook decides and proves the storage groups itself). (A symbolic input
     that does not overlap itself at the hints but may at another shape is
     not caught yet: no run-time guard states self-overlap.)"""
     import torch
@@ -54,7 +55,7 @@ def _self_overlapping_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> Op
     for members in by_storage.values():
         names = [f"input {i}" for i in members]
         try:
-            decision = _native.decide([fwd_inputs[i] for i in members], names, prove=True)
+            decision = _native.decide([fwd_inputs[i] for i in members], names, prove=False)
         except Exception as e:  # unbacked symbols, engine errors: eager is right
             return f"cannot decide whether mutated {', '.join(names)} overlap themselves ({type(e).__name__}: {e})"
         for k, over, _proof in decision.self_overlap:
