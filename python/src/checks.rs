@@ -304,8 +304,7 @@ fn base_holds(t: &Bound<'_, PyAny>, want: &Base) -> PyResult<bool> {
             if !b.is_none() {
                 return Ok(false);
             }
-            let n: i64 = t
-                .call_method0(intern!(py, "untyped_storage"))?
+            let n: i64 = call(py, t, Method::UntypedStorage)?
                 .call_method0(intern!(py, "nbytes"))?
                 .extract()?;
             Ok(n == *nbytes)
@@ -319,9 +318,9 @@ fn base_holds(t: &Bound<'_, PyAny>, want: &Base) -> PyResult<bool> {
             if b.is_none() {
                 return Ok(false);
             }
-            let s = ints(&b.call_method0(intern!(py, "size"))?)?;
-            let st = ints(&b.call_method0(intern!(py, "stride"))?)?;
-            let o = int(&b.call_method0(intern!(py, "storage_offset"))?)?;
+            let s = ints(&call(py, &b, Method::Size)?)?;
+            let st = ints(&call(py, &b, Method::Stride)?)?;
+            let o = int(&call(py, &b, Method::StorageOffset)?)?;
             Ok(s.as_deref() == Some(sizes)
                 && st.as_deref() == Some(strides)
                 && o == Some(*offset)

@@ -19,6 +19,7 @@ use symalias::io::{
     TensorSpec,
 };
 
+use crate::tensors::{call, Method};
 use crate::{input_error, on_worker};
 
 /// `symalias._tensors`, looked up once.
@@ -323,9 +324,7 @@ pub fn decide(
     let mut storages = Vec::with_capacity(tensors.len());
     for (i, t) in tensors.iter().enumerate() {
         check_type(t, i, &mut seen)?;
-        let s = t
-            .call_method0(intern!(py, "untyped_storage"))
-            .map_err(|e| located(t, i, e))?;
+        let s = call(py, t, Method::UntypedStorage).map_err(|e| located(t, i, e))?;
         if !storages.is_empty() && !s.is(&storages[0]) {
             let err = tensors_module(py)?
                 .getattr("DifferentStoragesError")?
@@ -343,16 +342,10 @@ pub fn decide(
     let mut specs = Vec::with_capacity(tensors.len());
     let mut offsets = Vec::with_capacity(tensors.len());
     for (i, (t, source)) in tensors.iter().zip(&sources).enumerate() {
-        let size = t
-            .call_method0(intern!(py, "size"))
-            .map_err(|e| located(t, i, e))?;
+        let size = call(py, t, Method::Size).map_err(|e| located(t, i, e))?;
         let sizes = fields(size, &mut syms, &mut symbolic)?;
-        let strides = fields(
-            t.call_method0(intern!(py, "stride"))?,
-            &mut syms,
-            &mut symbolic,
-        )?;
-        let (offset, s) = syms.field(&t.call_method0(intern!(py, "storage_offset"))?)?;
+        let strides = fields(call(py, t, Method::Stride)?, &mut syms, &mut symbolic)?;
+        let (offset, s) = syms.field(&call(py, t, Method::StorageOffset)?)?;
         symbolic |= s;
         offsets.push(match offset {
             ExprField::Int(v) => Some(v),
@@ -363,7 +356,7 @@ pub fn decide(
             sizes,
             strides,
             storage_offset: offset,
-            itemsize: t.call_method0(intern!(py, "element_size"))?.extract()?,
+            itemsize: call(py, t, Method::ElementSize)?.extract()?,
         });
     }
     let case = OverlapCase {
