@@ -114,8 +114,13 @@ fn run(solver: &z3::Solver, q: &Query, vars: &[Int]) -> Answer {
             let Some(values) = values else {
                 return Answer::Unknown("a model value does not fit in 64 bits".into());
             };
-            // Never trust a model blindly: re-check every assertion exactly.
-            let holds = q.assertions.iter().all(|f| f.eval(&values) == Some(true));
+            // Never trust a model blindly: re-check every assertion exactly
+            // (a quantified one cannot be: its caller checks what the model
+            // means in its own terms).
+            let holds = q
+                .assertions
+                .iter()
+                .all(|f| f.quantified() || f.eval(&values) == Some(true));
             if holds {
                 Answer::Sat(values)
             } else {
@@ -205,6 +210,17 @@ fn formula(f: &Formula, vars: &[Int], side: &mut Vec<Bool>) -> Bool {
             Bool::or(&xs)
         }
         Formula::Not(x) => formula(x, vars, side).not(),
+        Formula::ForAll(bound, x) => {
+            // The body's own side conditions stay inside the quantifier.
+            let mut inner = Vec::new();
+            let body = formula(x, vars, &mut inner);
+            let body = Bool::and(&inner).implies(&body);
+            let bound: Vec<&dyn z3::ast::Ast> = bound
+                .iter()
+                .map(|&v| &vars[v as usize] as &dyn z3::ast::Ast)
+                .collect();
+            z3::ast::forall_const(&bound, &[], &body)
+        }
     }
 }
 

@@ -62,6 +62,11 @@ pub enum Formula {
     Or(Vec<Formula>),
     /// Negation.
     Not(Box<Formula>),
+    /// For every value of the listed variables, the body holds (an
+    /// assignment of them at which a division by zero occurs in the body is
+    /// excluded). Not evaluated by [`Formula::eval`]: a model of a query
+    /// with a quantifier is checked by the caller, in its own terms.
+    ForAll(Vec<u32>, Box<Formula>),
 }
 
 impl Term {
@@ -208,6 +213,10 @@ impl Formula {
             }
             Formula::And(xs) | Formula::Or(xs) => xs.iter().for_each(|x| x.vars_into(out)),
             Formula::Not(x) => x.vars_into(out),
+            Formula::ForAll(bound, x) => {
+                out.extend(bound);
+                x.vars_into(out);
+            }
         }
     }
 
@@ -220,10 +229,25 @@ impl Formula {
             Formula::And(xs) => Formula::And(xs.iter().map(|x| x.map_vars(f)).collect()),
             Formula::Or(xs) => Formula::Or(xs.iter().map(|x| x.map_vars(f)).collect()),
             Formula::Not(x) => Formula::Not(Box::new(x.map_vars(f))),
+            Formula::ForAll(bound, x) => Formula::ForAll(
+                bound.iter().map(|&v| f(v)).collect(),
+                Box::new(x.map_vars(f)),
+            ),
         }
     }
 
-    /// Evaluates; `None` where a term cannot be evaluated.
+    /// `true` when a quantifier occurs in the formula.
+    pub fn quantified(&self) -> bool {
+        match self {
+            Formula::True | Formula::False | Formula::Cmp(..) => false,
+            Formula::And(xs) | Formula::Or(xs) => xs.iter().any(Formula::quantified),
+            Formula::Not(x) => x.quantified(),
+            Formula::ForAll(..) => true,
+        }
+    }
+
+    /// Evaluates; `None` where a term cannot be evaluated (or a quantifier
+    /// occurs).
     pub fn eval(&self, vars: &[i64]) -> Option<bool> {
         Some(match self {
             Formula::True => true,
@@ -256,6 +280,7 @@ impl Formula {
                 false
             }
             Formula::Not(x) => !x.eval(vars)?,
+            Formula::ForAll(..) => return None,
         })
     }
 }
@@ -310,6 +335,13 @@ impl fmt::Display for Formula {
             Formula::And(xs) => list(f, "and", xs),
             Formula::Or(xs) => list(f, "or", xs),
             Formula::Not(x) => write!(f, "(not {x})"),
+            Formula::ForAll(bound, x) => {
+                f.write_str("(forall (")?;
+                for (k, v) in bound.iter().enumerate() {
+                    write!(f, "{}v{v}", if k > 0 { " " } else { "" })?;
+                }
+                write!(f, ") {x})")
+            }
         }
     }
 }
