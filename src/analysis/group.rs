@@ -156,10 +156,10 @@ impl Analyzer {
 
     /// One layout's self-overlap report (as member 0), if it is listed.
     ///
-    /// The proof asks z3 nothing (`max_queries: 0`: bounds, chains, witness
-    /// persistence and sampled refutation only): a query near its rlimit
-    /// answered differently depending on which cases ran before on the
-    /// thread, and batch output must not depend on `--jobs`.
+    /// The proof has a solver of its own (a fresh query cache and z3
+    /// context): with the analyzer's, a query near its rlimit answered
+    /// differently depending on which cases had filled the cache before on
+    /// the thread, and batch output must not depend on `--jobs`.
     fn self_overlap_of(
         &mut self,
         pool: &mut ExprPool,
@@ -180,10 +180,10 @@ impl Analyzer {
         }
         let opts = ProofOptions {
             deadline: Some(deadline),
-            max_queries: 0,
             ..self.options.proof
         };
-        let p = prove_internal(pool, env, l, v, &mut self.solver, opts);
+        let mut solver = super::new_solver(&self.options);
+        let p = prove_internal(pool, env, l, v, &mut solver, opts);
         let proof = match p.invariant {
             Some(true) => PairProof::Proved,
             Some(false) => PairProof::Refuted,

@@ -129,13 +129,18 @@ impl Default for Analyzer {
     }
 }
 
+/// A solver (empty cache, no context yet) under the options' query limits.
+fn new_solver(options: &AnalyzerOptions) -> Solver {
+    Solver::new(Budget {
+        rlimit: options.proof.rlimit,
+        ..Budget::default()
+    })
+}
+
 impl Analyzer {
     /// An analyzer with these options.
     pub fn new(options: AnalyzerOptions) -> Analyzer {
-        let solver = Solver::new(Budget {
-            rlimit: options.proof.rlimit,
-            ..Budget::default()
-        });
+        let solver = new_solver(&options);
         Analyzer { options, solver }
     }
 

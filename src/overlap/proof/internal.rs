@@ -52,12 +52,20 @@ pub struct InternalProof {
 }
 
 /// The two views of the reduction for first differing dimension `d`.
-fn pair_for(pool: &mut ExprPool, layout: &Layout, d: usize) -> [Layout; 2] {
+///
+/// Where a size is at least 1 for all shapes (by intervals), the clamps are
+/// left out (`n − 1`, `1`): the same values, and z3 gets no `ite` to split.
+fn pair_for(pool: &mut ExprPool, env: &Env, layout: &Layout, d: usize) -> [Layout; 2] {
     let one = pool.int(1);
     let zero = pool.int(0);
+    let solid = |pool: &ExprPool, e: ExprId| env.interval(pool, e).lo.is_some_and(|l| l >= 1);
     let less = |pool: &mut ExprPool, e: ExprId| {
         let m = pool.sub(e, one);
-        pool.max(&[m, zero])
+        if solid(pool, e) {
+            m
+        } else {
+            pool.max(&[m, zero])
+        }
     };
     let mut sizes = vec![less(pool, layout.sizes[d])];
     let mut strides = vec![layout.strides[d]];
@@ -73,7 +81,11 @@ fn pair_for(pool: &mut ExprPool, layout: &Layout, d: usize) -> [Layout; 2] {
     // Earlier dimensions hold both indices at 0: they need not tell them
     // apart, but an empty one empties the view.
     for e in 0..d {
-        let n = pool.min(&[layout.sizes[e], one]);
+        let n = if solid(pool, layout.sizes[e]) {
+            one
+        } else {
+            pool.min(&[layout.sizes[e], one])
+        };
         sizes.push(n);
         strides.push(zero);
     }
@@ -127,6 +139,7 @@ pub fn prove_internal(
     solver: &mut Solver,
     opts: ProofOptions,
 ) -> InternalProof {
+    let _span = tracing::debug_span!("prove_internal", dims = layout.sizes.len()).entered();
     let verdict = internal_overlap(view, opts.budget);
     let unsettled = |verdict| InternalProof {
         verdict,
@@ -146,6 +159,29 @@ pub fn prove_internal(
         };
     }
     let overlaps = verdict.may_overlap();
+    if opts
+        .deadline
+        .is_some_and(|d| std::time::Instant::now() >= d)
+    {
+        return unsettled(verdict);
+    }
+    if !overlaps && strides_separate(pool, env, layout, view, solver, &opts) {
+        return InternalProof {
+            verdict,
+            invariant: Some(true),
+            counterexample: None,
+            shape_guards: Some(Vec::new()),
+        };
+    }
+    if let Some(cx) = sampled_counterexample(pool, env, layout, overlaps, &opts) {
+        return InternalProof {
+            verdict,
+            invariant: Some(false),
+            counterexample: Some(cx),
+            shape_guards: None,
+        };
+    }
+    let env = &valid_only(pool, env, layout);
     let lookup = |s| env.hint(s);
     // Overlap: the first pair that meets at the hints and has shape guards.
     let mut persist_guards: Option<Vec<ExprId>> = None;
@@ -154,7 +190,7 @@ pub fn prove_internal(
     let mut all_proved = true;
     let mut counterexample = None;
     for d in 0..layout.sizes.len() {
-        let pair = pair_for(pool, layout, d);
+        let pair = pair_for(pool, env, layout, d);
         let Ok(views) = pair
             .iter()
             .map(|l| l.at(pool, &lookup, "the hints"))
@@ -227,6 +263,97 @@ pub fn prove_internal(
         counterexample,
         shape_guards: shape_guards.filter(|g| !g.is_empty()),
     }
+}
+
+/// `true` when, ordered by their strides at the hints, every dimension's
+/// stride exceeds the farthest reach of the dimensions inside it
+/// (`s_k > Σ_{j inner} s_j·(n_j − 1)`) for all shapes, by expansion and
+/// interval bounds, else by one z3 question for the rest: then no two
+/// indices share an address (mixed radix), the common case of contiguous,
+/// permuted and sliced layouts. An empty view satisfies nothing it needs to,
+/// but cannot overlap itself either.
+fn strides_separate(
+    pool: &mut ExprPool,
+    env: &Env,
+    layout: &Layout,
+    view: &View,
+    solver: &mut Solver,
+    opts: &ProofOptions,
+) -> bool {
+    let mut order: Vec<usize> = (0..layout.sizes.len()).collect();
+    order.sort_by_key(|&d| (view.strides[d], view.sizes[d]));
+    let minus_one = pool.int(-1);
+    let mut reach: Vec<ExprId> = Vec::new();
+    let mut open = Vec::new();
+    for &d in &order {
+        let (n, s) = (layout.sizes[d], layout.strides[d]);
+        // s - reach - 1 >= 0
+        let mut parts = vec![s, minus_one];
+        for &r in &reach {
+            parts.push(pool.mul(&[minus_one, r]));
+        }
+        let gap = pool.add(&parts);
+        let gap = crate::simplify::poly::expand(pool, gap);
+        if env.interval(pool, gap).lo.is_none_or(|l| l < 0) {
+            let zero = pool.int(0);
+            open.push(pool.binary(crate::expr::BinOp::Ge, gap, zero));
+        }
+        let last = pool.add(&[n, minus_one]);
+        reach.push(pool.mul(&[s, last]));
+    }
+    if open.is_empty() {
+        return true;
+    }
+    let cond = pool.and(&open);
+    opts.max_queries > 0 && super::always_in(pool, env, cond, solver, opts)
+}
+
+/// The environment with "every field of `layout` is non-negative" assumed:
+/// the reduction's views clamp sizes (`max(n − 1, 0)`, `min(n, 1)`), so
+/// without it the pair proofs would range over shapes at which the view
+/// itself is not valid (and z3 would keep answering with such models).
+fn valid_only(pool: &mut ExprPool, env: &Env, layout: &Layout) -> Env {
+    let mut env = env.clone();
+    let zero = pool.int(0);
+    for &e in layout.sizes.iter().chain(&layout.strides) {
+        if !pool.symbols_of(e).is_empty() && env.interval(pool, e).lo.is_none_or(|l| l < 0) {
+            let fact = pool.binary(crate::expr::BinOp::Ge, e, zero);
+            // True at the hints (the view is valid there), so never refused.
+            let _ = env.assume(pool, fact);
+        }
+    }
+    env
+}
+
+/// An allowed shape among `opts.samples` (boundaries first, then uniform
+/// values; the same sampler as the pair refuter's) at which the view's exact
+/// verdict is not `overlaps`: refutation without z3.
+fn sampled_counterexample(
+    pool: &ExprPool,
+    env: &Env,
+    layout: &Layout,
+    overlaps: bool,
+    opts: &ProofOptions,
+) -> Option<Vec<(String, i64)>> {
+    let mut syms: Vec<_> = layout
+        .sizes
+        .iter()
+        .chain(&layout.strides)
+        .flat_map(|&e| pool.symbols_of(e))
+        .collect();
+    syms.sort_unstable();
+    syms.dedup();
+    let mut next = super::xorshift(0x9E37_79B9_7F4A_7C15);
+    let started = std::time::Instant::now();
+    (0..opts.samples)
+        .take_while(|_| std::time::Instant::now() < opts.deadline_from(started))
+        .map(|k| super::refute::sample_at(env, &syms, k, &mut next))
+        .map(|cx| {
+            cx.into_iter()
+                .map(|(s, v)| (pool.symbol_name(s).to_string(), v))
+                .collect::<Vec<_>>()
+        })
+        .find(|cx| differs_at(pool, env, layout, cx, overlaps, opts.budget))
 }
 
 /// `true` when, at `cx` (others at their hints), the view's exact verdict is

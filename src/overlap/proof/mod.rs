@@ -23,6 +23,7 @@
 mod chain;
 mod guards;
 mod internal;
+mod quantified;
 mod refute;
 mod split;
 mod witness;
@@ -202,6 +203,58 @@ struct SymFootprint {
     solid: bool,
 }
 
+/// Pushes the environment's ranges and assumptions onto `domain`.
+fn env_domain(pool: &ExprPool, env: &Env, enc: &mut Encoder, domain: &mut Domain) {
+    for &s in env.symbols() {
+        let v = Term::Var(enc.symbol(pool, s));
+        let r = env.range(s);
+        if let Some(lo) = r.lo.and_then(|l| i64::try_from(l).ok()) {
+            domain.push(v.clone().cmp(Cmp::Ge, Term::Int(lo)));
+        }
+        if let Some(hi) = r.hi.and_then(|h| i64::try_from(h).ok()) {
+            domain.push(v.cmp(Cmp::Le, Term::Int(hi)));
+        }
+    }
+    for &a in env.assumptions() {
+        // An assumption we cannot encode only widens the domain: proofs stay
+        // sound, and models are re-checked against every assumption.
+        if let Ok(f) = enc.formula(pool, a) {
+            domain.push(f);
+        }
+    }
+}
+
+/// `true` when z3 shows the boolean expression `cond` true at every
+/// assignment the environment allows (one query, under `opts`' rlimit and
+/// deadline). Unknown, a model, or an expression z3 cannot take: `false`.
+fn always_in(
+    pool: &ExprPool,
+    env: &Env,
+    cond: ExprId,
+    solver: &mut Solver,
+    opts: &ProofOptions,
+) -> bool {
+    let (mut enc, mut domain) = (Encoder::default(), Domain::new());
+    env_domain(pool, env, &mut enc, &mut domain);
+    let Ok(f) = enc.formula(pool, cond) else {
+        return false;
+    };
+    let question = vec![Formula::Not(Box::new(f))];
+    let mut all = domain.relevant(&question);
+    all.extend(question);
+    let (q, _) = Query {
+        vars: enc.vars().to_vec(),
+        assertions: all,
+    }
+    .compact();
+    let deadline = opts.deadline_from(Instant::now());
+    if Instant::now() >= deadline {
+        return false; // not even a z3 context: it takes milliseconds to make
+    }
+    let rlimit = opts.rlimit;
+    solver.session(|s| matches!(s.check_with(&q, rlimit, deadline), Answer::Unsat))
+}
+
 struct Prover<'a, 's> {
     pool: &'a mut ExprPool,
     env: &'a Env,
@@ -294,23 +347,7 @@ impl Prover<'_, '_> {
             });
         }
         // The domain: ranges, assumptions, and non-negative layouts.
-        for &s in self.env.symbols() {
-            let v = Term::Var(self.enc.symbol(self.pool, s));
-            let r = self.env.range(s);
-            if let Some(lo) = r.lo.and_then(|l| i64::try_from(l).ok()) {
-                self.domain.push(v.clone().cmp(Cmp::Ge, Term::Int(lo)));
-            }
-            if let Some(hi) = r.hi.and_then(|h| i64::try_from(h).ok()) {
-                self.domain.push(v.cmp(Cmp::Le, Term::Int(hi)));
-            }
-        }
-        for &a in self.env.assumptions() {
-            // An assumption we cannot encode only widens the domain: proofs stay
-            // sound, and models are re-checked against every assumption.
-            if let Ok(f) = self.enc.formula(self.pool, a) {
-                self.domain.push(f);
-            }
-        }
+        env_domain(self.pool, self.env, &mut self.enc, &mut self.domain);
         let fields: Vec<ExprId> = self
             .tensors
             .iter()
@@ -558,6 +595,12 @@ impl Prover<'_, '_> {
     }
 
     fn ask(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Asked {
+        let rlimit = self.opts.rlimit;
+        self.ask_within(enc, assertions, rlimit)
+    }
+
+    /// [`ask`](Self::ask) with its own `rlimit`.
+    fn ask_within(&mut self, enc: &Encoder, assertions: Vec<Formula>, rlimit: u32) -> Asked {
         if !self.can_ask() {
             return Asked::Unknown;
         }
@@ -573,7 +616,6 @@ impl Prover<'_, '_> {
         }
         .compact();
         let t0 = Instant::now();
-        let rlimit = self.opts.rlimit;
         let a = self.session.check_with(&q, rlimit, deadline);
         debug!(micros = t0.elapsed().as_micros() as u64, answer = ?a, "z3 query");
         match a {
@@ -879,6 +921,6 @@ impl Prover<'_, '_> {
                 return PairProof::Proved;
             }
         }
-        PairProof::Unknown
+        self.quantified_overlap(a, b)
     }
 }

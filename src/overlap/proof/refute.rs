@@ -15,6 +15,41 @@ pub(super) fn allowed_at(pool: &ExprPool, env: &Env, look: &dyn Fn(Symbol) -> Op
         .all(|&a| pool.eval(a, look).ok().and_then(|v| v.as_bool()) == Some(true))
 }
 
+/// The range samples draw a symbol from: its declared range, an unbounded
+/// side replaced by 16 below the hint / 4 times the hint.
+pub(super) fn sample_range(env: &Env, s: Symbol) -> (i64, i64) {
+    let hint = env.hint(s).unwrap_or(0);
+    let r = env.range(s);
+    let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
+    let hi =
+        r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
+            .max(lo);
+    (lo, hi)
+}
+
+/// The `k`-th sample of `count` for the symbols `syms`: every symbol at its
+/// lower bound, one above it, at its upper bound, then uniform values from
+/// `next`.
+pub(super) fn sample_at(
+    env: &Env,
+    syms: &[Symbol],
+    k: usize,
+    next: &mut impl FnMut() -> u64,
+) -> Vec<(Symbol, i64)> {
+    syms.iter()
+        .map(|&s| {
+            let (lo, hi) = sample_range(env, s);
+            let v = match k {
+                0 => lo,
+                1 => lo.saturating_add(1).min(hi),
+                2 => hi,
+                _ => lo + (next() % ((hi - lo) as u64 + 1)) as i64,
+            };
+            (s, v)
+        })
+        .collect()
+}
+
 impl Prover<'_, '_> {
     pub(super) fn lookup<'e>(
         env: &'e Env,
@@ -66,16 +101,8 @@ impl Prover<'_, '_> {
         self.samples(self.opts.samples);
     }
 
-    /// The range samples draw a symbol from: its declared range, an
-    /// unbounded side replaced by 16 below the hint / 4 times the hint.
     pub(super) fn sample_range(&self, s: Symbol) -> (i64, i64) {
-        let hint = self.env.hint(s).unwrap_or(0);
-        let r = self.env.range(s);
-        let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
-        let hi =
-            r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
-                .max(lo);
-        (lo, hi)
+        sample_range(self.env, s)
     }
 
     /// Samples that move only the symbols of `e` (each to its lower bound,
@@ -120,20 +147,7 @@ impl Prover<'_, '_> {
             if !self.time_left() {
                 return;
             }
-            let cx: Vec<(Symbol, i64)> = syms
-                .iter()
-                .map(|&s| {
-                    let (lo, hi) = self.sample_range(s);
-                    // Boundaries first, then uniform values.
-                    let v = match k {
-                        0 => lo,
-                        1 => lo.saturating_add(1).min(hi),
-                        2 => hi,
-                        _ => lo + (next() % ((hi - lo) as u64 + 1)) as i64,
-                    };
-                    (s, v)
-                })
-                .collect();
+            let cx = sample_at(self.env, &syms, k, &mut next);
             if let Some(set) = self.classify_at(&cx) {
                 if set != self.hint_set {
                     self.counterexample = Some(cx);
