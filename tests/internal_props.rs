@@ -213,3 +213,75 @@ fn internal_proofs_hold_on_every_assignment() {
         "too many unknown: {u} of {cases}"
     );
 }
+
+/// The §3 answer of a one-tensor case: wherever its guards all pass on a
+/// call, the tensor overlaps itself exactly as at the hints (a self-overlap
+/// not proved for all shapes is guarded, and the guard reads the call).
+fn guards_keep_the_verdict(
+    (syms, sizes, strides): &(Syms, Vec<String>, Vec<String>),
+) -> Result<(), TestCaseError> {
+    use symalias::analysis::Analyzer;
+    use symalias::guards::check::{Call, Outcome};
+    use symalias::io::{parse_line, run_overlap_case, OverlapCase};
+    let mut symbols = serde_json::Map::new();
+    for (i, &(min, max, hint)) in syms.iter().enumerate() {
+        symbols.insert(
+            format!("s{i}"),
+            serde_json::json!({"hint": hint, "min": min, "max": max, "source": format!("L['n{i}']")}),
+        );
+    }
+    let case = serde_json::json!({"id": "self", "symbols": symbols, "assumptions": [],
+        "tensors": [{"source": "L['x']", "sizes": sizes, "strides": strides, "storage_offset": 3, "itemsize": 2}]});
+    let parsed: OverlapCase = parse_line(1, &case.to_string()).value.unwrap();
+    let Ok(r) = run_overlap_case(&parsed, &mut Analyzer::default(), false) else {
+        return Ok(()); // invalid at the hints
+    };
+    let overlaps_at_hints = r.self_overlapping == [0];
+    let docs = serde_json::to_value(&r.guards).unwrap();
+    let set = common::guard_set(&serde_json::json!({"guards": docs, "symbols": r.symbols}));
+    for vals in assignments(syms) {
+        let Some(views) = common::views::case_views_at(&case, &vals) else {
+            continue;
+        };
+        let v = &views[0];
+        let mut inputs = vec![
+            serde_json::json!({"source": "L['x']", "tensor": {"object": "x", "storage": "S",
+            "sizes": v.sizes, "strides": v.strides, "storage_offset": v.offset, "itemsize": v.itemsize}}),
+        ];
+        for (i, &val) in vals.iter().enumerate() {
+            inputs.push(serde_json::json!({"source": format!("L['n{i}']"), "value": val}));
+        }
+        let call: Call = serde_json::from_value(serde_json::json!({ "inputs": inputs })).unwrap();
+        if set.check(&call).unwrap() == Outcome::Pass {
+            prop_assert_eq!(
+                repeats_an_element(v),
+                overlaps_at_hints,
+                "guards {:?} pass at {:?}, where {:?} {} itself",
+                r.guards,
+                vals,
+                v,
+                if overlaps_at_hints {
+                    "no longer overlaps"
+                } else {
+                    "overlaps"
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn unproved_self_overlap_is_guarded() {
+    let mut runner = TestRunner::new_with_rng(
+        Config {
+            cases: common::env_count("SYMALIAS_PROOF_CASES", 400u32) / 2,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
+    runner
+        .run(&layout_text(), |c| guards_keep_the_verdict(&c))
+        .unwrap();
+}

@@ -92,6 +92,9 @@ impl Analyzer {
             hint_report(Labels::of(group, &source), answer, symbolic, undecided)
         };
         report.self_overlap = self.self_overlap(pool, env, &layouts, &views, deadline);
+        if let Some(g) = self_overlap_guard(group, &report.self_overlap) {
+            report.guards.push(g);
+        }
         report.elapsed = start.elapsed();
         Ok(report)
     }
@@ -394,6 +397,36 @@ fn non_overlapping(n: usize, answer: &GroupAnswer) -> Vec<usize> {
     (0..n)
         .filter(|i| answer.overlapping.binary_search(i).is_err())
         .collect()
+}
+
+/// The SelfOverlap guard of the members whose overlap with themselves was
+/// examined for all shapes and not proved (unknown, or refuted: some allowed
+/// shape changes it), keeping each one's verdict at the hints; `None` when
+/// every verdict is proved (or none was examined: proofs off).
+fn self_overlap_guard(group: &Group, reports: &[SelfOverlapReport]) -> Option<Guard> {
+    let open: Vec<&SelfOverlapReport> = reports
+        .iter()
+        .filter(|r| matches!(r.proof, PairProof::Unknown | PairProof::Refuted))
+        .collect();
+    if open.is_empty() {
+        return None;
+    }
+    let names = |overlap: bool| -> Vec<String> {
+        open.iter()
+            .filter(|r| r.overlap == overlap)
+            .map(|r| group.members[r.member].source.clone())
+            .collect()
+    };
+    Some(Guard::new(
+        GuardKind::SelfOverlap {
+            overlapping: names(true),
+            non_overlapping: names(false),
+        },
+        format!(
+            "{}: overlap of an input with itself not proved for all shapes",
+            group.id
+        ),
+    ))
 }
 
 /// The StorageOverlap guard of the partition at the hints.

@@ -80,6 +80,16 @@ pub enum GuardKind {
         /// Other tensor inputs, which must stay out of the groups' storages.
         others: Vec<String>,
     },
+    /// Each listed input overlaps itself (two of its own indices reach one
+    /// byte) exactly as at compile time: `overlapping` do, `non_overlapping`
+    /// do not. Decided exactly at run time per input from sizes and strides
+    /// (no element enumerated); a search past its budget fails the guard.
+    SelfOverlap {
+        /// Sources of the inputs that overlap themselves.
+        overlapping: Vec<String>,
+        /// Sources of the inputs that do not.
+        non_overlapping: Vec<String>,
+    },
     /// Two inputs are the same object (a removed duplicate): `<kept> is <dupe>`.
     DuplicateInput {
         /// Source of the kept occurrence.
@@ -161,6 +171,14 @@ impl GuardKind {
             }
             GuardKind::Shape { expr } => sub(*expr),
             GuardKind::DuplicateInput { kept, dupe } => format!("{kept} is {dupe}"),
+            GuardKind::SelfOverlap {
+                overlapping,
+                non_overlapping,
+            } => format!(
+                "check_self_overlap(overlapping=[{}], non_overlapping=[{}])",
+                list(overlapping),
+                list(non_overlapping)
+            ),
             GuardKind::DistinctObjects { sources, others } => format!(
                 "distinct_objects([{}], others=[{}])",
                 list(sources),

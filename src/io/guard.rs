@@ -57,6 +57,10 @@ pub enum GuardKindDoc {
         kept: String,
         dupe: String,
     },
+    SelfOverlap {
+        overlapping: Vec<String>,
+        non_overlapping: Vec<String>,
+    },
 }
 
 impl GuardDoc {
@@ -92,6 +96,13 @@ impl GuardDoc {
             GuardKind::DuplicateInput { kept, dupe } => GuardKindDoc::DuplicateInput {
                 kept: kept.clone(),
                 dupe: dupe.clone(),
+            },
+            GuardKind::SelfOverlap {
+                overlapping,
+                non_overlapping,
+            } => GuardKindDoc::SelfOverlap {
+                overlapping: overlapping.clone(),
+                non_overlapping: non_overlapping.clone(),
             },
         };
         GuardDoc {
@@ -176,6 +187,13 @@ pub fn load_guards(pool: &mut ExprPool, docs: &[GuardDoc]) -> Result<Vec<Guard>,
                 GuardKindDoc::DuplicateInput { kept, dupe } => GuardKind::DuplicateInput {
                     kept: kept.clone(),
                     dupe: dupe.clone(),
+                },
+                GuardKindDoc::SelfOverlap {
+                    overlapping,
+                    non_overlapping,
+                } => GuardKind::SelfOverlap {
+                    overlapping: overlapping.clone(),
+                    non_overlapping: non_overlapping.clone(),
                 },
             };
             Ok(Guard {

@@ -20,6 +20,10 @@ impl GuardSet {
     pub(super) fn holds(&self, p: &Prepared, b: &Bound) -> Result<Option<String>, CheckError> {
         match p {
             Prepared::DuplicateInput { kept, dupe } => self.duplicate_input(b, *kept, *dupe),
+            Prepared::SelfOverlap {
+                members,
+                overlapping,
+            } => self.self_overlap(b, members, *overlapping),
             Prepared::DistinctObjects { sources, others } => {
                 self.distinct_objects(b, sources, others)
             }
@@ -39,6 +43,38 @@ impl GuardSet {
                 components,
             } => self.storage_overlap(b, members, *overlapping, components),
         }
+    }
+
+    /// Every member overlaps itself as at compile time (the first
+    /// `overlapping` members do, the rest do not); undecided fails.
+    fn self_overlap(
+        &self,
+        b: &Bound,
+        members: &[usize],
+        overlapping: usize,
+    ) -> Result<Option<String>, CheckError> {
+        for (i, &k) in members.iter().enumerate() {
+            let expected = i < overlapping;
+            let now = crate::overlap::internal_overlap(&b.tensor(k)?.view, DEFAULT_BUDGET);
+            if now == Verdict::Undecided {
+                return Ok(Some(format!(
+                    "{}: overlap with itself undecided within the search budget",
+                    self.name(k)
+                )));
+            }
+            if now.may_overlap() != expected {
+                return Ok(Some(format!(
+                    "{} {} itself now",
+                    self.name(k),
+                    if expected {
+                        "no longer overlaps"
+                    } else {
+                        "overlaps"
+                    }
+                )));
+            }
+        }
+        Ok(None)
     }
 
     fn duplicate_input(

@@ -89,6 +89,10 @@ pub(super) enum Prepared {
         kept: usize,
         dupe: usize,
     },
+    SelfOverlap {
+        members: Vec<usize>,
+        overlapping: usize,
+    },
 }
 
 pub(super) struct Builder<'a> {
@@ -214,6 +218,17 @@ impl Builder<'_> {
                 kept: self.source(kept),
                 dupe: self.source(dupe),
             },
+            GuardKind::SelfOverlap {
+                overlapping,
+                non_overlapping,
+            } => {
+                let mut members = self.sources(overlapping);
+                members.extend(self.sources(non_overlapping));
+                Prepared::SelfOverlap {
+                    members,
+                    overlapping: overlapping.len(),
+                }
+            }
         })
     }
 }
