@@ -1,7 +1,8 @@
 //! Proofs for all shapes on symbolic workloads: `x.split(s0)`-style views
 //! (offsets `i*s0`), 100 and 1,000 of them, and the largest symbolic cases of
 //! the development corpus. Baseline in the same run: the hint-only analysis
-//! (what PyTorch does, minus its O(k²) symbolic comparisons).
+//! (what PyTorch does, minus its O(k²) symbolic comparisons). Also the
+//! generated cases of `tests/symbolic_completeness.rs` (issue 22), per family.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
@@ -58,6 +59,26 @@ fn corpus_cases() -> Vec<OverlapCase> {
     cases
 }
 
+/// The first `per` stored generated cases of each family (the cases of
+/// `tests/data/symgen/cases.jsonl` cycle through the families by index).
+fn generated_cases(per: usize) -> Vec<(&'static str, Vec<OverlapCase>)> {
+    const FAMILIES: [&str; 4] = ["mixed", "floordiv", "dtypeview", "window"];
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/symgen/cases.jsonl");
+    let text = std::fs::read_to_string(path).expect("tests/data/symgen/cases.jsonl");
+    let cases: Vec<OverlapCase> = text
+        .lines()
+        .map(|l| parse_line(1, l).value.expect("a stored generated case"))
+        .collect();
+    FAMILIES
+        .iter()
+        .enumerate()
+        .map(|(k, &f)| {
+            let mine = cases.iter().skip(k).step_by(FAMILIES.len()).take(per);
+            (f, mine.cloned().collect())
+        })
+        .collect()
+}
+
 fn bench(c: &mut Criterion) {
     let prove = AnalyzerOptions::default();
     let hint_only = AnalyzerOptions {
@@ -98,6 +119,21 @@ fn bench(c: &mut Criterion) {
     g.bench_with_input(BenchmarkId::new("prove", 200), &case, |b, case| {
         b.iter(|| black_box(run_overlap_case(case, &mut Analyzer::new(prove), true).unwrap()))
     });
+    g.finish();
+    let mut g = c.benchmark_group("generated_25_cases");
+    g.sample_size(10);
+    for (family, cases) in generated_cases(25) {
+        for (name, opts) in [("prove", prove), ("hint_only", hint_only)] {
+            g.bench_with_input(BenchmarkId::new(name, family), &cases, |b, cases| {
+                b.iter(|| {
+                    for case in cases {
+                        let mut analyzer = Analyzer::new(opts);
+                        black_box(run_overlap_case(case, &mut analyzer, true).unwrap());
+                    }
+                })
+            });
+        }
+    }
     g.finish();
     let mut g = c.benchmark_group("corpus_big_symbolic");
     g.sample_size(10);

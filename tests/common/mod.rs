@@ -7,6 +7,7 @@
 pub mod ast_eval;
 pub mod calls;
 pub mod random_programs;
+pub mod symgen;
 pub mod views;
 
 use std::path::PathBuf;

@@ -77,3 +77,43 @@ pub fn repeats_an_element(v: &View) -> bool {
     }
     false
 }
+
+/// The views of a FORMATS §3 case whose symbols are `s0`, `s1`, … at the
+/// values `at` (by position), or `None` when some field is not a valid
+/// non-negative value there (no valid views: outside the domain).
+pub fn case_views_at(case: &serde_json::Value, at: &[i64]) -> Option<Vec<View>> {
+    use symalias::expr::{parse, ExprPool};
+    let mut pool = ExprPool::new();
+    let mut val = |v: &serde_json::Value| -> Option<i64> {
+        if let Some(k) = v.as_i64() {
+            return Some(k);
+        }
+        let e = parse(&mut pool, v.as_str()?).ok()?;
+        let look = |s| {
+            pool.symbol_name(s)[1..]
+                .parse::<usize>()
+                .ok()
+                .map(|i| at[i])
+        };
+        pool.eval_int(e, &look).ok().filter(|&x| x >= 0)
+    };
+    case["tensors"]
+        .as_array()?
+        .iter()
+        .map(|t| {
+            let list = |key: &str, val: &mut dyn FnMut(&serde_json::Value) -> Option<i64>| {
+                t[key]
+                    .as_array()?
+                    .iter()
+                    .map(val)
+                    .collect::<Option<Vec<i64>>>()
+            };
+            Some(View {
+                sizes: list("sizes", &mut val)?,
+                strides: list("strides", &mut val)?,
+                offset: val(&t["storage_offset"])?,
+                itemsize: t["itemsize"].as_i64()?,
+            })
+        })
+        .collect()
+}
