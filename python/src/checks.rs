@@ -23,7 +23,10 @@
 //! * `pins`: integer storage offsets, and the layout a static synthetic base
 //!   bakes in (the autograd base's, or the storage's size);
 //! * `cross`: no mutated input shares its storage with an input that was in
-//!   another storage at compile time.
+//!   another storage at compile time;
+//! * `no_self_overlap`: no listed input (a mutated one whose non-overlap
+//!   with itself was not proved for all shapes) overlaps itself, decided
+//!   exactly from its sizes and strides.
 //!
 //! Every call is counted in process-wide counters (calls, failures, time),
 //! read by `symalias.torch.stats`.
@@ -101,6 +104,9 @@ enum Fact {
         groups: Vec<u32>,
         mutated: Vec<bool>,
     },
+    /// No member overlaps itself (mutated inputs whose non-overlap was not
+    /// proved for all shapes).
+    NoSelfOverlap(Vec<usize>),
 }
 
 /// What one call read of each tensor (lazily, at most once).
@@ -271,6 +277,16 @@ impl Fact {
                     Some((i, want)) => base_holds(&r.tensor(*i)?, want),
                 }
             }
+            Fact::NoSelfOverlap(members) => {
+                for &i in members {
+                    let v = r.view(i)?;
+                    let verdict = symalias::overlap::internal_overlap(&v, symalias::overlap::DEFAULT_BUDGET);
+                    if verdict.may_overlap() {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
             Fact::Cross {
                 members,
                 groups,
@@ -354,6 +370,7 @@ fn parse_fact(n: usize, fact: &Bound<'_, PyAny>) -> PyResult<Fact> {
     };
     match kind.as_str() {
         "one_storage" => Ok(Fact::OneStorage(members(1)?)),
+        "no_self_overlap" => Ok(Fact::NoSelfOverlap(members(1)?)),
         "partition" => {
             let members = members(1)?;
             let names: Vec<String> = tuple.get_item(4)?.extract()?;

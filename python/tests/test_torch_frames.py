@@ -255,6 +255,48 @@ def test_read_only_self_overlapping_input_is_compiled(fresh_torch, backend, dyna
     assert st.stats.eager_fallbacks == 0
 
 
+def rows_every(k):
+    """Rows of 3 elements every ``k``: they overlap themselves when k < 3."""
+    base = torch.arange(40.0)
+    return base, (base.as_strided((4, 3), (k, 1)),)
+
+
+def run_rows(fn, strides):
+    """Eager and ``fn`` on fresh ``rows_every(k)`` for each k: the k whose
+    storages differ."""
+    differs = []
+    for k in strides:
+        base_e, (x_e,) = rows_every(k)
+        mutate_windows(x_e)
+        base_c, (x_c,) = rows_every(k)
+        fn(x_c)
+        if not torch.equal(base_c, base_e):
+            differs.append(k)
+    return differs
+
+
+@backends
+def test_mutated_input_that_overlaps_itself_only_at_a_later_call(fresh_torch, backend):
+    """Dynamic: strides 5 and 7 give one graph whose row stride is a symbol
+    (rows that do not overlap at the hint, but would at stride < 3); at
+    stride 2 the run-time check fails, the frame recompiles and runs
+    eagerly."""
+    st.install()
+    compiled = torch.compile(mutate_windows, backend=backend, dynamic=True)
+    assert run_rows(compiled, (5, 7, 2)) == []
+    assert st.stats.eager_fallbacks == 1
+    assert st.stats.frames_guarded >= 1
+    assert st.stats.guard_failures >= 1
+
+
+def test_stock_torch_diverges_when_a_mutated_input_overlaps_itself_later(fresh_torch):
+    """Why that check exists (torch 2.15, aot_eager): stock reuses the graph
+    compiled at stride 5 for stride 2, and the storage differs."""
+    st.uninstall()
+    compiled = torch.compile(mutate_windows, backend="aot_eager", dynamic=True)
+    assert run_rows(compiled, (5, 7, 2)) == [2]
+
+
 def test_stock_torch_diverges_on_a_mutated_self_overlapping_input(fresh_torch):
     """Why the fallback exists (torch 2.15, aot_eager): stock's storage differs."""
     st.uninstall()

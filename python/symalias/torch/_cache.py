@@ -40,12 +40,14 @@ from ._decision import (
     cross_storage_guard,
     decide_group,
     is_symbolic,
+    self_overlap_guard,
+    self_overlapping_mutation,
     source_list,
     storage_groups,
     tensor_positions,
 )
 from ._guards import base_signature
-from ._state import RECIPE_VERSION, Recipe, lock, log, stats
+from ._state import RECIPE_VERSION, EagerFallback, Recipe, lock, log, stats
 
 #: The attribute of a cache entry that holds symalias's recipe.
 ATTR = "symalias_recipe"
@@ -204,6 +206,11 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
     if sources is None:
         return
     source_of = dict(zip(kept, sources))
+    # A mutated input that overlaps itself runs eagerly, as when compiling
+    # (the saved graph was made where it did not); one that may is checked.
+    why, guarded = self_overlapping_mutation(list(args), list(mutated))
+    if why is not None:
+        raise EagerFallback(why)
     for g in storage_groups(args):
         if any(mutated[p] for p in g):
             decide_group(
@@ -213,3 +220,4 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
                 from_cache=True,
             )
     cross_storage_guard(tc, sources, [args[p] for p in kept], [mutated[p] for p in kept])
+    self_overlap_guard(tc, [source_of[p] for p in guarded], guarded)

@@ -11,7 +11,7 @@ layouts, proved for every allowed shape. It never adds a ShapeEnv guard
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from .. import _native
 from .._tensors import storage_key
@@ -20,6 +20,7 @@ from ._guards import (
     CrossStorageCheck,
     PartitionCheck,
     PinCheck,
+    SelfOverlapCheck,
     base_signature,
     install_fact,
     source_name,
@@ -158,3 +159,42 @@ def cross_storage_guard(tc: Any, sources: List[Any], tensors: List[Any], mutated
     if len(group_of) < 2:
         return
     install_fact(tc, sources, CrossStorageCheck(groups, mutated))
+
+
+def self_overlapping_mutation(
+    fwd_inputs: List[Any], mutated: List[bool]
+) -> Tuple[Optional[str], List[int]]:
+    """Whether a mutated input must run eagerly, and which must be guarded.
+
+    The first: why, when one overlaps itself at the hints (two of its own
+    indices reach one element: eager writes it once per index, a
+    functionalized graph once). The second: the mutated inputs with a
+    symbolic layout that do not overlap themselves at the hints but are
+    not proved never to (unknown, or refuted at another allowed shape) --
+    the run-time check keeps them so. Each mutated tensor is decided alone
+    (no pairs: the hook decides and proves the storage groups itself)."""
+    import torch
+
+    guarded: List[int] = []
+    for i, (t, m) in enumerate(zip(fwd_inputs, mutated)):
+        if not (m and isinstance(t, torch.Tensor)):
+            continue
+        name = f"input {i}"
+        try:
+            decision = _native.decide([t], [name], prove=True)
+        except Exception as e:  # unbacked symbols, engine errors: eager is right
+            return f"cannot decide whether mutated {name} overlaps itself ({type(e).__name__}: {e})", []
+        for _k, over, proof in decision.self_overlap:
+            if over:
+                return f"mutated {name} overlaps itself (two of its indices reach one element)", []
+            if decision.symbolic and proof != "proved":
+                guarded.append(i)
+    return None, guarded
+
+
+def self_overlap_guard(tc: Any, sources: List[Any], positions: List[int]) -> None:
+    """Installs ``SelfOverlapCheck`` on the mutated inputs at ``sources``
+    (flat positions ``positions``, for the wording) when there are any."""
+    if tc is None or not sources:
+        return
+    install_fact(tc, sources, SelfOverlapCheck([f"input {i}" for i in positions]))

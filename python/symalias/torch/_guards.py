@@ -255,3 +255,19 @@ class CrossStorageCheck:
     def native(self, idx: List[int]) -> Tuple[Any, ...]:
         """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
         return ("cross", idx, self.groups, self.mutated_groups)
+
+
+class SelfOverlapCheck:
+    """Mutated inputs that do not overlap themselves at the hints, where
+    that was not proved for every shape: none overlaps itself at the call
+    (else eager would write an element once per index, the graph once)."""
+
+    def __init__(self, names: List[str]) -> None:
+        self.names = names
+
+    def verbose(self) -> str:
+        return f"symalias: no self-overlap of mutated {', '.join(self.names)}"
+
+    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
+        return ("no_self_overlap", idx)

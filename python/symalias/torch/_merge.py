@@ -17,11 +17,17 @@ frame stays cached under its guards.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import _native
 from . import _state
-from ._decision import cross_storage_guard, source_list, storage_groups
+from ._decision import (
+    cross_storage_guard,
+    self_overlap_guard,
+    self_overlapping_mutation,
+    source_list,
+    storage_groups,
+)
 from ._state import EagerFallback, lock, log, stats
 
 #: AOTAutograd's messages for aliased mutated inputs it cannot merge.
@@ -34,34 +40,6 @@ _REFUSALS = (
 def _aliased_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> bool:
     """Some storage holds a mutated tensor input and another tensor input."""
     return any(any(mutated[i] for i in g) for g in storage_groups(fwd_inputs))
-
-
-def _self_overlapping_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> Optional[str]:
-    """Why a mutated input must run eagerly: it overlaps itself at the hints
-    (two of its own indices reach one element: eager writes it once per
-    index, a functionalized graph once). None when no mutated input does.
-    One native decision at the hints per storage of mutated inputs (no
-    proof: the hook decides and proves the storage groups itself). (A symbolic input
-    that does not overlap itself at the hints but may at another shape is
-    not caught yet: no run-time guard states self-overlap.)"""
-    import torch
-
-    by_storage: Dict[int, List[int]] = {}
-    held = []  # the storage objects, alive while their ids are keys
-    for i, (t, m) in enumerate(zip(fwd_inputs, mutated)):
-        if m and isinstance(t, torch.Tensor):
-            held.append(t.untyped_storage())
-            by_storage.setdefault(id(held[-1]), []).append(i)
-    for members in by_storage.values():
-        names = [f"input {i}" for i in members]
-        try:
-            decision = _native.decide([fwd_inputs[i] for i in members], names, prove=False)
-        except Exception as e:  # unbacked symbols, engine errors: eager is right
-            return f"cannot decide whether mutated {', '.join(names)} overlap themselves ({type(e).__name__}: {e})"
-        for k, over, _proof in decision.self_overlap:
-            if over:
-                return f"mutated {names[k]} overlaps itself (two of its indices reach one element)"
-    return None
 
 
 def _record(c: Optional[_state.Compile], fwd_inputs: List[Any], mutated: List[bool]) -> None:
@@ -97,8 +75,9 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
         c = _state.current()
         mutated = [bool(getattr(m, "mutates_data", False)) for m in mutated_input_info]
         any_mutated = any(mutated)
+        guarded: List[int] = []
         if any_mutated:
-            why = _self_overlapping_mutation(fwd_inputs, mutated)
+            why, guarded = self_overlapping_mutation(fwd_inputs, mutated)
             if why is not None:
                 raise EagerFallback(why)
             _record(c, fwd_inputs, mutated)
@@ -118,12 +97,15 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
             positions = [c.position(fwd_inputs, i) if c else i for i in idx]
             sources = source_list(aot_config, positions)
             if sources is not None:
+                tc = torch._guards.TracingContext.try_get()
                 cross_storage_guard(
-                    torch._guards.TracingContext.try_get(),
+                    tc,
                     sources,
                     [fwd_inputs[i] for i in idx],
                     [mutated[i] for i in idx],
                 )
+                slot = {i: k for k, i in enumerate(idx)}
+                self_overlap_guard(tc, [sources[slot[i]] for i in guarded], guarded)
         if out[2] is not None and c is not None:
             c.recipe.merged = True
             _state.hold_view_replay_off(c)
