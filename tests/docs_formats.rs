@@ -71,7 +71,10 @@ fn every_example_of_formats_md_gives_its_output() {
             _ => continue,
         };
         let (next, want) = blocks.get(k + 1).expect("an output block follows");
-        assert_eq!(next, "json output", "block {k} ({info}) has no output after it");
+        assert_eq!(
+            next, "json output",
+            "block {k} ({info}) has no output after it"
+        );
         let got: serde_json::Value = serde_json::from_str(got.trim()).expect("one JSON answer");
         let want: serde_json::Value = serde_json::from_str(want.trim()).expect("output is JSON");
         assert_eq!(got, want, "block {k} ({info}):\n{body}");

@@ -280,7 +280,8 @@ impl Fact {
             Fact::NoSelfOverlap(members) => {
                 for &i in members {
                     let v = r.view(i)?;
-                    let verdict = symalias::overlap::internal_overlap(&v, symalias::overlap::DEFAULT_BUDGET);
+                    let verdict =
+                        symalias::overlap::internal_overlap(&v, symalias::overlap::DEFAULT_BUDGET);
                     if verdict.may_overlap() {
                         return Ok(false);
                     }
