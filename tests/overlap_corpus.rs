@@ -180,7 +180,7 @@ fn cli_answers_every_corpus_case_exactly() {
             );
             match r.invariant {
                 Some(true) => {
-                    assert!(r.guards.is_empty(), "{}", case.id);
+                    assert!(common::partition_guards(&r).is_empty(), "{}", case.id);
                     if in_box {
                         proved_in_box += 1;
                     }
@@ -215,6 +215,11 @@ fn cli_answers_every_corpus_case_exactly() {
             assert_eq!(r.invariant, Some(true), "{}", case.id);
             assert!(r.guards.is_empty());
         }
+        assert!(
+            common::self_overlap_guarded_iff_unproved(&r),
+            "{}: self_overlap guard vs unproved self-overlap",
+            case.id
+        );
         let torch: Vec<usize> = raw["expect"]["torch_overlapping"]
             .as_array()
             .map(|a| a.iter().map(|x| x.as_u64().unwrap() as usize).collect())

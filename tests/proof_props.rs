@@ -147,7 +147,7 @@ proptest! {
         let domain = assignments(&syms);
         match r.invariant {
             Some(true) => {
-                prop_assert!(r.guards.is_empty());
+                prop_assert!(common::partition_guards(&r).is_empty());
                 for at in &domain {
                     prop_assert_eq!(&classify(at), &r.overlapping, "claimed invariant, but not at {:?}: {}", at, text);
                 }
@@ -161,6 +161,7 @@ proptest! {
             }
             None => prop_assert!(!r.guards.is_empty()),
         }
+        prop_assert!(common::self_overlap_guarded_iff_unproved(&r), "self_overlap guard vs unproved self-overlap: {}", text);
         let shapes: Vec<&str> = r.guards.iter().filter_map(|g| match &g.kind { symalias::io::GuardKindDoc::Shape { expr } => Some(expr.as_str()), _ => None }).collect();
         if !shapes.is_empty() {
             let hint: Vec<i64> = syms.iter().map(|s| s.hint).collect();

@@ -102,3 +102,39 @@ pub fn guard_set(result: &serde_json::Value) -> symalias::guards::check::GuardSe
         serde_json::from_value(result["symbols"].clone()).unwrap_or_default();
     symalias::io::prepare_guards(&docs, &symbols).expect("guards prepare")
 }
+
+/// The guards of a §3 result that keep its partition: all but the
+/// `self_overlap` guard (which keeps the inputs' overlap with themselves).
+pub fn partition_guards(r: &symalias::io::OverlapResult) -> Vec<&symalias::io::GuardDoc> {
+    r.guards
+        .iter()
+        .filter(|g| !matches!(g.kind, symalias::io::GuardKindDoc::SelfOverlap { .. }))
+        .collect()
+}
+
+/// A `self_overlap` guard is present exactly when some self-overlap verdict
+/// is not proved (unknown or refuted), and lists exactly those tensors.
+pub fn self_overlap_guarded_iff_unproved(r: &symalias::io::OverlapResult) -> bool {
+    use symalias::overlap::PairProof;
+    let open: Vec<&symalias::io::SelfOverlapResult> = r
+        .self_overlap
+        .iter()
+        .filter(|s| matches!(s.proof, PairProof::Unknown | PairProof::Refuted))
+        .collect();
+    let listed: Vec<usize> = r
+        .guards
+        .iter()
+        .filter_map(|g| match &g.kind {
+            symalias::io::GuardKindDoc::SelfOverlap {
+                overlapping,
+                non_overlapping,
+            } => Some(overlapping.len() + non_overlapping.len()),
+            _ => None,
+        })
+        .collect();
+    match listed.as_slice() {
+        [] => open.is_empty(),
+        [n] => *n == open.len() && !open.is_empty(),
+        _ => false,
+    }
+}
