@@ -185,6 +185,11 @@ def wrap_save(orig: Callable[..., Any]) -> Callable[..., Any]:
         with lock:
             recipe = _pending.pop(key, None)
         if recipe is not None:
+            if recipe.byte:
+                # A hit would rebuild torch's run-time wrapper, not the
+                # byte-level one: never saved.
+                log.info("symalias: not saving %s in AOTAutograd's cache (byte-level base)", key)
+                return None
             setattr(entry, ATTR, recipe.to_doc())
         return orig(key, entry, remote)
 

@@ -75,11 +75,20 @@ def is_symbolic(tensors: Sequence[Any]) -> bool:
     )
 
 
-def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[str], *, from_cache: bool = False) -> List[int]:
+def decide_group(
+    tensors: List[Any],
+    sources: Optional[List[Any]],
+    labels: List[str],
+    *,
+    from_cache: bool = False,
+    byte_base: bool = False,
+) -> List[int]:
     """The overlapping members of one storage group (indices into
     ``tensors``); installs the group's run-time guards when there is a
     tracing context and the sources are known. The layouts are read and
-    decided natively (``_native.decide``: no documents)."""
+    decided natively (``_native.decide``: no documents). ``byte_base``: a
+    merge makes a byte-level base (``_bytes``), which bakes in nothing of
+    the members' autograd base or storage."""
     import torch
 
     start = time.perf_counter()
@@ -109,7 +118,9 @@ def decide_group(tensors: List[Any], sources: Optional[List[Any]], labels: List[
     pins = []
     if decision is not None and (merged or (proved and symbolic)):
         pins = [(i, off) for i, off in enumerate(decision.offsets) if off is not None]
-    base = base_signature(tensors[0]) if merged and not symbolic else None
+    # (A byte-level base holds the members' bytes only: their layouts, which
+    # Dynamo and the pins guard, are all it bakes in.)
+    base = base_signature(tensors[0]) if merged and not symbolic and not byte_base else None
     pin = PinCheck(names, pins, base)
     words = partition.describe() + pin.describe()
     tc = torch._guards.TracingContext.try_get()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List
 
 from .. import _native
-from . import _cache, _decision, _merge
+from . import _bytes, _cache, _decision, _merge
 from ._state import HookError, lock, stats
 
 
@@ -39,6 +39,10 @@ _HOOKS = [
     _Hook(_RW, "compute_overlapping_inputs", ["aot_config", "fwd_inputs", "aliased_input_indices"], _replace),
     # H3, H4, the recipe, view replay: around the synthetic-base step.
     _Hook(_RW, "merge_view_inputs", ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"], _merge.wrap_merge_view_inputs),
+    # Byte-level synthetic bases (views of different dtypes): regeneration
+    # of the members, and the run-time wrapper.
+    _Hook(_RW, "gen_alias_from_base", ["aliased_base_tensor", "target_meta_tensor", "target_requires_grad"], _bytes.wrap_gen_alias_from_base),
+    _Hook(f"{_RW}.AOTSyntheticBaseWrapper", "post_compile", ["self", "compiled_fn", "aot_config"], _bytes.wrap_post_compile),
     # The compile record and the eager fallback.
     _Hook("torch._dynamo.output_graph.OutputGraph", "call_user_compiler", ["self", "gm", "example_inputs"], _merge.wrap_call_user_compiler),
     # AOTAutograd's cache: key, hit, entry.

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import _native
-from . import _state
+from . import _bytes, _state
 from ._decision import (
     cross_storage_guard,
     self_overlap_guard,
@@ -85,8 +85,12 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
                 c.aliased_mutation = True
         try:
             # Decides each mutated storage group (H1, H2 guards first: when
-            # both fail, torch's wording is the recompile reason).
-            out = orig(aot_config, fwd_inputs, fwd_inputs_descs, mutated_input_info, *args, **kwargs)
+            # both fail, torch's wording is the recompile reason). Views of
+            # different dtypes: a byte-level base (``_bytes``).
+            if any_mutated and _bytes.needs_byte_base(fwd_inputs, mutated):
+                out = _bytes.byte_merge(aot_config, fwd_inputs, fwd_inputs_descs, mutated_input_info)
+            else:
+                out = orig(aot_config, fwd_inputs, fwd_inputs_descs, mutated_input_info, *args, **kwargs)
         except AssertionError as e:
             for words, dtypes in _REFUSALS:
                 if words in str(e):

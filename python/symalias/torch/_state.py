@@ -8,7 +8,7 @@ import itertools
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 from .. import OverlapResult
 
@@ -138,6 +138,10 @@ class Recipe:
 
     mutated: Optional[List[bool]] = None
     merged: bool = False
+    #: A storage group was merged into a byte-level base (``_bytes``): such
+    #: a compile is not saved in AOTAutograd's cache (a hit would rebuild
+    #: the run-time wrapper without it).
+    byte: bool = False
 
     def to_doc(self) -> Dict[str, Any]:
         return {"version": RECIPE_VERSION, "mutated": self.mutated, "merged": self.merged}
@@ -175,6 +179,12 @@ class Compile:
         #: installed as one guard when the compile succeeds.
         self.guards: Any = None
         self.outer: Optional[Compile] = None
+        #: Synthetic bases (by index) made at byte level, and the ids of the
+        #: member tensors regenerated from them (``_bytes``).
+        #: (base index -> whether its bytes start at the storage's first)
+        self.byte_bases: Dict[int, bool] = {}
+        #: member id -> the first byte of its base (``_bytes.hull``)
+        self.byte_members: Dict[int, Any] = {}
 
     def position(self, fwd_inputs: Sequence[Any], i: int) -> int:
         """The flat-argument position of ``fwd_inputs[i]`` (AOTAutograd's

@@ -1,0 +1,219 @@
+"""Mutated aliased views of different dtypes compile over a byte-level
+synthetic base (issue 23), equal to eager: outputs and the final bytes of
+the storage, both backends, static and dynamic, caches off and on
+(``fresh_torch``), with no eager fallback. What cannot be merged at byte
+level still runs eagerly, with its reason."""
+
+import logging
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import symalias.torch as st  # noqa: E402
+
+BACKENDS = ["aot_eager", "inductor"]
+backends = pytest.mark.parametrize("backend", BACKENDS)
+dynamics = pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+
+
+def run(fn, make, steps, *, backend, dynamic, install=True):
+    """``fn`` eagerly and compiled on fresh ``make()`` data, ``steps`` calls
+    each (``make() -> (buffer, args)``, ``steps(k) -> extra args``): whether
+    every output and the buffer's final bytes are equal."""
+    torch._dynamo.reset()
+    if install:
+        st.install()
+    else:
+        st.uninstall()
+    compiled = torch.compile(fn, backend=backend, dynamic=dynamic)
+    buf_e, args_e = make()
+    buf_c, args_c = make()
+    same = True
+    for k in range(len(steps)):
+        extra = steps[k]
+        want = fn(*args_e, *extra)
+        got = compiled(*args_c, *extra)
+        same &= torch.equal(want, got)
+    return same and torch.equal(buf_e.view(torch.uint8), buf_c.view(torch.uint8))
+
+
+def bump_both(a, b):
+    a.add_(1)
+    b.mul_(2)
+    return a.sum().double() + b.double().sum()
+
+
+def pair(wide_dtype, narrow_dtype, n=64):
+    """A storage of ``n`` bytes seen as ``wide_dtype`` (its first half) and
+    as ``narrow_dtype`` (bytes overlapping the wide view's second half)."""
+
+    def make():
+        raw = (torch.arange(n) % 7).to(torch.uint8)
+        wide = raw.view(wide_dtype) if wide_dtype != torch.uint8 else raw
+        w = wide[: wide.numel() // 2]
+        narrow = raw.view(narrow_dtype) if narrow_dtype != torch.uint8 else raw
+        k = narrow.numel()
+        v = narrow[k // 4 : 3 * k // 4]
+        return raw, (w, v)
+
+    return make
+
+
+PAIRS = [
+    (torch.float32, torch.uint8),
+    (torch.int32, torch.float32),
+    (torch.float32, torch.bfloat16),
+    (torch.float32, torch.int16),
+]
+
+
+@backends
+@dynamics
+@pytest.mark.parametrize("dtypes", PAIRS, ids=lambda d: f"{d[0]}-{d[1]}".replace("torch.", ""))
+def test_views_of_two_dtypes_mutated_compile_equal_to_eager(fresh_torch, backend, dynamic, dtypes):
+    def f(a, b):
+        a.add_(1)
+        b.add_(3)
+        return a.double().sum() + b.double().sum()
+
+    assert run(f, pair(*dtypes), [()] * 3, backend=backend, dynamic=dynamic)
+    assert st.stats.dtype_fallbacks == 0 and st.stats.eager_fallbacks == 0
+
+
+def test_stock_torch_refuses_views_of_two_dtypes(fresh_torch):
+    """Why: AOTAutograd asserts on them ("different dtypes") where it sees
+    the overlap (in element units: for a float and its bytes it does not,
+    and is silently wrong instead -- ``test_torch_e2e``)."""
+
+    def f(a, b):
+        a.add_(1)
+        b.add_(3)
+        return a.sum()
+
+    with pytest.raises(Exception, match="different dtypes"):
+        run(f, pair(torch.int32, torch.float32), [()], backend="aot_eager", dynamic=False, install=False)
+
+
+def no_fallback(backend, float8=False):
+    """No frame ran eagerly -- except where inductor (CPU) cannot lower a
+    float8 scatter ("Promotion for Float8 Types is not supported"): that
+    frame runs eagerly, not for its dtypes."""
+    if float8 and backend == "inductor":
+        return st.stats.dtype_fallbacks == 0
+    return st.stats.dtype_fallbacks == 0 and st.stats.eager_fallbacks == 0
+
+
+@backends
+@dynamics
+def test_complex_and_its_real_view(fresh_torch, backend, dynamic):
+    def make():
+        z = torch.arange(16, dtype=torch.float32).view(torch.complex64)
+        return z, (z[2:6], torch.view_as_real(z)[3:7])
+
+    def f(c, r):
+        c.mul_(2)
+        r.add_(1)
+        return torch.view_as_real(c).sum() + r.sum()
+
+    assert run(f, make, [()] * 2, backend=backend, dynamic=dynamic)
+    assert st.stats.dtype_fallbacks == 0 and st.stats.eager_fallbacks == 0
+
+
+@backends
+@dynamics
+def test_float8_cache_and_its_bytes(fresh_torch, backend, dynamic):
+    fp8 = getattr(torch, "float8_e4m3fn", None)
+    if fp8 is None:
+        pytest.skip("no float8 in this torch")
+
+    def make():
+        raw = (torch.arange(64) % 5).to(torch.uint8)
+        return raw, (raw.view(fp8)[:32], raw[16:48])
+
+    def f(cache, raw, src):
+        cache[1:3].copy_(src)
+        raw[0:4].add_(1)
+        return raw.sum()
+
+    steps = [(torch.tensor([0.5, 1.5]).to(fp8),)] * 2
+    assert run(f, make, steps, backend=backend, dynamic=dynamic)
+    assert no_fallback(backend, float8=True)
+
+
+def decode_storage(cache_dtype):
+    """One storage: a KV cache (``cache_dtype``, 8 slots of 16 bytes) and a
+    float32 state after it, as hybrid models keep them."""
+
+    def make():
+        raw = torch.zeros(8 * 16 + 16 * 4, dtype=torch.uint8)
+        cache = raw[: 8 * 16].view(cache_dtype).view(8, -1)
+        state = raw[8 * 16 :].view(torch.float32)
+        return raw, (cache, state)
+
+    return make
+
+
+def decode_step(cache, state, slot, kv, x):
+    # (the cache's bytes: CPU has no index_copy_ for float8)
+    cache.view(torch.uint8).index_copy_(0, slot, kv.view(torch.uint8))
+    state.index_copy_(0, slot, x)
+    return state.sum() + cache.to(torch.float32).sum()
+
+
+@backends
+@dynamics
+@pytest.mark.parametrize("cache", ["uint8", "float8_e4m3fn"])
+def test_decode_steps_equal_eager(fresh_torch, backend, dynamic, cache):
+    dtype = getattr(torch, cache, None)
+    if dtype is None:
+        pytest.skip(f"no {cache} in this torch")
+    per_slot = 16 // dtype.itemsize
+    steps = [
+        (
+            torch.tensor([k % 8]),
+            (torch.arange(per_slot, dtype=torch.float32) % 4 + k % 3).to(dtype).view(1, -1),
+            torch.tensor([float(k)]),
+        )
+        for k in range(50)
+    ]
+    assert run(decode_step, decode_storage(dtype), steps, backend=backend, dynamic=dynamic)
+    assert no_fallback(backend, float8=cache != "uint8")
+
+
+def test_a_member_that_requires_grad_still_runs_eagerly(fresh_torch, caplog):
+    """A byte-level base carries no gradient: such a frame runs eagerly,
+    with the reason in the warning."""
+
+    def make():
+        leaf = torch.zeros(16, requires_grad=True)
+        x = leaf * 1  # a non-leaf float view source
+        return leaf, (x[:8], x.view(torch.int32)[4:12])
+
+    def f(a, b):
+        with torch.no_grad():
+            b.add_(1)
+        return a.sum()
+
+    torch._dynamo.reset()
+    st.install()
+    with caplog.at_level(logging.WARNING, logger="symalias.torch"):
+        _, (a, b) = make()
+        torch.compile(f, backend="aot_eager")(a, b)
+    assert st.stats.dtype_fallbacks == 1
+    assert any("requires grad" in r.message for r in caplog.records)
+
+
+@backends
+def test_an_output_view_of_a_merged_member_runs_eagerly(fresh_torch, backend):
+    def f(a, b):
+        a.add_(1)
+        b.add_(3)
+        return b
+
+    assert run(lambda a, b: f(a, b).clone(), pair(torch.float32, torch.uint8), [()], backend=backend, dynamic=False)
+    torch._dynamo.reset()
+    st.install()
+    raw, (a, b) = pair(torch.float32, torch.uint8)()
+    out = torch.compile(f, backend=backend)(a, b)
+    assert out.untyped_storage()._cdata == raw.untyped_storage()._cdata
+    assert st.stats.dtype_fallbacks == 1
