@@ -141,13 +141,15 @@ def test_float8_cache_and_its_bytes(fresh_torch, backend, dynamic):
 
 
 def decode_storage(cache_dtype):
-    """One storage: a KV cache (``cache_dtype``, 8 slots of 16 bytes) and a
-    float32 state after it, as hybrid models keep them."""
+    """One storage read in two dtypes, as a pool of hybrid models: a KV
+    cache (``cache_dtype``, 8 slots of 16 bytes) and a float32 state whose
+    first half is the cache's last 4 slots (the views overlap, so the step
+    needs a synthetic base)."""
 
     def make():
-        raw = torch.zeros(8 * 16 + 16 * 4, dtype=torch.uint8)
+        raw = torch.zeros(12 * 16, dtype=torch.uint8)
         cache = raw[: 8 * 16].view(cache_dtype).view(8, -1)
-        state = raw[8 * 16 :].view(torch.float32)
+        state = raw[4 * 16 :].view(torch.float32)
         return raw, (cache, state)
 
     return make
@@ -156,7 +158,7 @@ def decode_storage(cache_dtype):
 def decode_step(cache, state, slot, kv, x):
     # (the cache's bytes: CPU has no index_copy_ for float8)
     cache.view(torch.uint8).index_copy_(0, slot, kv.view(torch.uint8))
-    state.index_copy_(0, slot, x)
+    state.index_copy_(0, slot + 16, x)
     return state.sum() + cache.to(torch.float32).sum()
 
 
@@ -170,7 +172,7 @@ def test_decode_steps_equal_eager(fresh_torch, backend, dynamic, cache):
     per_slot = 16 // dtype.itemsize
     steps = [
         (
-            torch.tensor([k % 8]),
+            torch.tensor([k % 4]),
             (torch.arange(per_slot, dtype=torch.float32) % 4 + k % 3).to(dtype).view(1, -1),
             torch.tensor([float(k)]),
         )
@@ -178,6 +180,7 @@ def test_decode_steps_equal_eager(fresh_torch, backend, dynamic, cache):
     ]
     assert run(decode_step, decode_storage(dtype), steps, backend=backend, dynamic=dynamic)
     assert no_fallback(backend, float8=cache != "uint8")
+    assert any(len(r.overlapping) == 2 for r in st.stats.reports), "the views were not merged"
 
 
 def test_a_member_that_requires_grad_still_runs_eagerly(fresh_torch, caplog):

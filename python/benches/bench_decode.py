@@ -1,0 +1,98 @@
+"""A decode step over one storage holding views of two dtypes (issue 23).
+
+One ``uint8`` buffer of ``--buffer-mb`` megabytes holds, at its start, a KV
+cache (``--slots`` slots of 4 KiB) and a float32 state of 2,048 elements
+that shares the cache's last slot (a pool whose blocks are read in two
+dtypes, as hybrid models keep them): the two views overlap, so the step
+needs a synthetic base. Each step ``index_copy_``s one of the other slots
+and one state element past the cache, and reads both. Before issue 23 symalias ran such a
+frame eagerly (AOTAutograd refuses mixed dtypes); now it compiles over a
+byte-level synthetic base. Reported per step (median of ``--repeats``
+blocks of ``--steps`` steps): eager, compiled with ``aot_eager`` and with
+``inductor`` (static shapes), and the bytes the run-time wrapper copies
+per call (the members' span, in and back) against the buffer's size.
+
+A cost that grew with the buffer would mean whole-buffer copies; the
+table shows two buffer sizes side by side.
+
+Not a test: ``python python/benches/bench_decode.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any, Callable, List, Tuple
+
+
+def step(cache: Any, state: Any, slot: Any, kv: Any, x: Any) -> Any:
+    cache.index_copy_(0, slot, kv)
+    state.index_copy_(0, slot + 1024, x)
+    return state.sum() + cache[0].to(dtype=state.dtype).sum()
+
+
+def storage(buffer_bytes: int, slots: int) -> Tuple[Any, Any, Any]:
+    import torch
+
+    raw = torch.zeros(buffer_bytes, dtype=torch.uint8)
+    cache = raw[: slots * 4096].view(slots, 4096)
+    state = raw[(slots - 1) * 4096 : (slots + 1) * 4096].view(torch.float32)
+    return raw, cache, state
+
+
+def per_step(fn: Callable[..., Any], args: List[Any], inputs: List[Tuple[Any, ...]], repeats: int) -> float:
+    for k in range(3):
+        fn(*args, *inputs[k % len(inputs)])
+    blocks = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for extra in inputs:
+            fn(*args, *extra)
+        blocks.append((time.perf_counter() - t0) / len(inputs))
+    return statistics.median(blocks)
+
+
+def main() -> None:
+    import torch
+
+    import symalias.torch as st
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--buffer-mb", type=int, nargs="+", default=[1, 256])
+    p.add_argument("--slots", type=int, default=8)
+    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--repeats", type=int, default=5)
+    a = p.parse_args()
+    torch.compiler.config.force_disable_caches = True
+    inputs = [
+        (
+            torch.tensor([k % (a.slots - 1)]),
+            torch.full((1, 4096), k % 251, dtype=torch.uint8),
+            torch.tensor([float(k)]),
+        )
+        for k in range(a.steps)
+    ]
+    print("| buffer | eager | aot_eager | inductor | bytes copied per call (wrapper) |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    for mb in a.buffer_mb:
+        row = [f"{mb} MiB"]
+        _, cache, state = storage(mb << 20, a.slots)
+        row.append(f"{per_step(step, [cache, state], inputs, a.repeats) * 1e6:.1f} µs")
+        for backend in ("aot_eager", "inductor"):
+            torch._dynamo.reset()
+            st.install()
+            _, cache, state = storage(mb << 20, a.slots)
+            compiled = torch.compile(step, backend=backend)
+            t = per_step(compiled, [cache, state], inputs, a.repeats)
+            assert st.stats.eager_fallbacks == 0, st.stats.fallback_reasons
+            assert any(r.overlapping for r in st.stats.reports), "no synthetic base"
+            row.append(f"{t * 1e6:.1f} µs")
+            st.uninstall()
+        span = (a.slots + 1) * 4096
+        row.append(f"{2 * span:,} of {mb << 20:,}")
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
