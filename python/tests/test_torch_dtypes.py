@@ -220,3 +220,30 @@ def test_an_output_view_of_a_merged_member_runs_eagerly(fresh_torch, backend):
     out = torch.compile(f, backend=backend)(a, b)
     assert out.untyped_storage()._cdata == raw.untyped_storage()._cdata
     assert st.stats.dtype_fallbacks == 1
+
+
+@backends
+@dynamics
+def test_a_later_call_with_moved_views_is_still_right(fresh_torch, backend, dynamic):
+    """The byte base bakes in where the views are: a call whose state view
+    starts 16 bytes later (and one whose cache is shorter) must not reuse
+    it blindly -- each call equals eager."""
+
+    def f(cache, state):
+        cache.add_(1)
+        state.mul_(2)
+        return state.sum() + cache.sum()
+
+    def views(shift, slots):
+        raw = (torch.arange(256) % 9).to(torch.uint8)
+        return raw, (raw[: slots * 16].view(slots, 16), raw[64 + shift : 160 + shift].view(torch.float32))
+
+    torch._dynamo.reset()
+    st.install()
+    compiled = torch.compile(f, backend=backend, dynamic=dynamic)
+    for shift, slots in [(0, 8), (16, 8), (16, 6), (0, 8)]:
+        raw_e, args_e = views(shift, slots)
+        raw_c, args_c = views(shift, slots)
+        assert torch.equal(f(*args_e), compiled(*args_c)), (shift, slots)
+        assert torch.equal(raw_e, raw_c), (shift, slots)
+    assert st.stats.dtype_fallbacks == 0 and st.stats.eager_fallbacks == 0
