@@ -17,12 +17,15 @@ serving a graph made under another decision (hook points measured on torch
   (integer offsets, the base's layout).
 * **H3, cross-storage aliasing**: a lambda guard that no mutated input shares
   its storage with an input that was in another storage at compile time.
+* **Byte-level synthetic bases** (``_bytes``): mutated overlapping views of
+  different dtypes (H4), which AOTAutograd refuses, are merged into a
+  ``uint8`` base over their bytes and regenerated in their own dtypes.
 * **Eager fallback** (``_merge``): frames AOTAutograd cannot build right --
-  mutated overlapping views of different dtypes (H4), views made through
-  ``.detach()``/``.data``, any failure compiling a frame of aliased mutated
-  inputs -- run eagerly, one warning each, counted in ``stats``. An output
-  view of a merged input is regenerated from sizes, strides and offset
-  (pytorch#198095).
+  views made through ``.detach()``/``.data``, a byte-level group whose
+  members require grad, a mutated input that overlaps itself, any failure
+  compiling a frame of aliased mutated inputs -- run eagerly, one warning
+  each, counted in ``stats``. An output view of a merged input is
+  regenerated from sizes, strides and offset (pytorch#198095).
 * **Caches** (``_cache``): AOTAutograd's cache key carries symalias's
   decision for frames whose inputs share a storage; a hit restores the
   decision and re-installs the guards.

@@ -8,8 +8,9 @@ AOTAutograd's refusals for aliased mutated inputs into an eager fallback.
 
 ``call_user_compiler`` (wrapped) opens the compile record and runs a frame
 eagerly -- one warning, counted in ``stats`` -- where AOTAutograd cannot
-build a right graph for it: views of different dtypes (H4), views made
-through ``.detach()``/``.data``, or any failure while compiling a frame
+build a right graph for it: views of different dtypes that cannot be
+merged at byte level (``_bytes``), views made through ``.detach()``/``.data``,
+a mutated input that overlaps itself, or any failure while compiling a frame
 whose mutated inputs share a storage with another input. Eager raises none
 of these; ``gm.forward`` runs the captured graph as eager would, and the
 frame stays cached under its guards.

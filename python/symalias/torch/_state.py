@@ -77,7 +77,9 @@ class Stats:
     frames_compiled: int = 0
     #: Frames run eagerly because AOTAutograd cannot build them (all reasons).
     eager_fallbacks: int = 0
-    #: Of those, frames of mutated overlapping views of different dtypes.
+    #: Of those, frames of mutated overlapping views of different dtypes
+    #: that could not be merged at byte level (``_bytes``: members that
+    #: require grad, metadata mutations, outputs viewing merged members).
     dtype_fallbacks: int = 0
     #: One line per eager fallback: why.
     fallback_reasons: List[str] = field(default_factory=list)
