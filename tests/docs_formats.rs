@@ -4,24 +4,11 @@
 //! `symalias check-guards` against the last overlap output, gives its output
 //! (and the exit code 0 for a pass, 1 for a fail).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
+/// The CLI's standard output and exit code.
 fn run(args: &[&str], stdin: &str) -> (String, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_symalias"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("symalias runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::cli::run(args, stdin);
     (
         String::from_utf8(out.stdout).unwrap(),
         out.status.code().unwrap_or(-1),

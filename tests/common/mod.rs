@@ -6,6 +6,7 @@
 #[allow(dead_code)]
 pub mod ast_eval;
 pub mod calls;
+pub mod cli;
 pub mod random_programs;
 pub mod symgen;
 pub mod views;

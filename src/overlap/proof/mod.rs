@@ -671,27 +671,39 @@ impl Prover<'_, '_> {
             return PairProof::Unknown;
         }
         let mut enc = self.enc.clone();
-        let mut side = Vec::new();
+        match self.meet(&mut enc, a, b, "i") {
+            Some((_, side)) => self.ask_disjoint(&enc, side),
+            None => PairProof::Unknown,
+        }
+    }
+
+    /// "Views `a` and `b` meet": one index variable per dimension of each
+    /// footprint (named `{prefix}{view}_{dim}`), each in range, and equal
+    /// addresses. The variables and the conditions; `None` when a size or
+    /// an address cannot be encoded.
+    fn meet(
+        &self,
+        enc: &mut Encoder,
+        a: usize,
+        b: usize,
+        prefix: &str,
+    ) -> Option<(Vec<u32>, Vec<Formula>)> {
+        let (mut vars, mut conds) = (Vec::new(), Vec::new());
         let mut idx = [Vec::new(), Vec::new()];
         for (k, t) in [a, b].into_iter().enumerate() {
             for (d, &(n, _)) in self.fps[t].dims.iter().enumerate() {
-                let v = Term::Var(enc.fresh(&format!("i{t}_{d}")));
-                let Ok(size) = enc.term(self.pool, n) else {
-                    return PairProof::Unknown;
-                };
-                side.push(v.clone().cmp(Cmp::Ge, Term::Int(0)));
-                side.push(v.clone().cmp(Cmp::Lt, size));
-                idx[k].push(v);
+                let v = enc.fresh(&format!("{prefix}{t}_{d}"));
+                let size = enc.term(self.pool, n).ok()?;
+                vars.push(v);
+                conds.push(Term::Var(v).cmp(Cmp::Ge, Term::Int(0)));
+                conds.push(Term::Var(v).cmp(Cmp::Lt, size));
+                idx[k].push(Term::Var(v));
             }
         }
-        let (Some(xa), Some(xb)) = (
-            self.address(&mut enc, a, &idx[0]),
-            self.address(&mut enc, b, &idx[1]),
-        ) else {
-            return PairProof::Unknown;
-        };
-        side.push(xa.cmp(Cmp::Eq, xb));
-        self.ask_disjoint(&enc, side)
+        let xa = self.address(enc, a, &idx[0])?;
+        let xb = self.address(enc, b, &idx[1])?;
+        conds.push(xa.cmp(Cmp::Eq, xb));
+        Some((vars, conds))
     }
 
     /// Block structure for all shapes (the symbolic counterpart of `boxes.rs`):

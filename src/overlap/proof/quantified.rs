@@ -9,7 +9,7 @@
 //! limits (`rlimit`, deadline) as every other question.
 
 use super::{Asked, PairProof, Prover};
-use symalias_solver::{Cmp, Formula, Term};
+use symalias_solver::Formula;
 
 /// The quantified query's `rlimit`, in multiples of an ordinary query's:
 /// quantifier instantiation needs more steps than a ground question.
@@ -23,28 +23,9 @@ impl Prover<'_, '_> {
             return PairProof::Unknown;
         }
         let mut enc = self.enc.clone();
-        let mut bound = Vec::new();
-        let mut meet = Vec::new();
-        let mut idx = [Vec::new(), Vec::new()];
-        for (k, t) in [a, b].into_iter().enumerate() {
-            for (d, &(n, _)) in self.fps[t].dims.iter().enumerate() {
-                let v = enc.fresh(&format!("q{t}_{d}"));
-                let Ok(size) = enc.term(self.pool, n) else {
-                    return PairProof::Unknown;
-                };
-                bound.push(v);
-                meet.push(Term::Var(v).cmp(Cmp::Ge, Term::Int(0)));
-                meet.push(Term::Var(v).cmp(Cmp::Lt, size));
-                idx[k].push(Term::Var(v));
-            }
-        }
-        let (Some(xa), Some(xb)) = (
-            self.address(&mut enc, a, &idx[0]),
-            self.address(&mut enc, b, &idx[1]),
-        ) else {
+        let Some((bound, meet)) = self.meet(&mut enc, a, b, "q") else {
             return PairProof::Unknown;
         };
-        meet.push(xa.cmp(Cmp::Eq, xb));
         let never = Formula::ForAll(bound, Box::new(Formula::Not(Box::new(Formula::And(meet)))));
         let rlimit = self.opts.rlimit.saturating_mul(QUANTIFIED_RLIMIT);
         let _span = tracing::debug_span!("quantified", a, b).entered();
