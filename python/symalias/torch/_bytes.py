@@ -57,6 +57,12 @@ def _dtypes(t: Any) -> Tuple[Any, ...]:
     return (t.dtype,) if b is None else (t.dtype, b.dtype)
 
 
+def _mixed(fwd_inputs: List[Any], group: List[int]) -> bool:
+    """The members of ``group`` (or their autograd bases) have more than one
+    dtype: torch refuses to merge them."""
+    return len({d for i in group for d in _dtypes(fwd_inputs[i])}) > 1
+
+
 def _groups(fwd_inputs: List[Any]) -> List[List[int]]:
     """Tensor inputs by storage, in order of first appearance."""
     import torch
@@ -74,7 +80,7 @@ def needs_byte_base(fwd_inputs: List[Any], mutated: List[bool]) -> bool:
     return any(
         len(g) > 1
         and any(mutated[i] for i in g)
-        and len({d for i in g for d in _dtypes(fwd_inputs[i])}) > 1
+        and _mixed(fwd_inputs, g)
         for g in _groups(fwd_inputs)
     )
 
@@ -174,7 +180,7 @@ def byte_merge(
         if len(g) < 2 or not any(mutated_input_info[i].mutates_data for i in g):
             continue
         positions = [c.position(fwd_inputs, i) for i in g]
-        mixed = len({d for i in g for d in _dtypes(fwd_inputs[i])}) > 1
+        mixed = _mixed(fwd_inputs, g)
         local = decide_group(
             [fwd_inputs[i] for i in g],
             source_list(aot_config, positions),
@@ -277,10 +283,12 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
         c = _state.current()
         if c is None or not c.byte_bases or not self.needs_post_compile:
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
+        from torch._functorch._aot_autograd.schemas import OutputType
+
+        views = (OutputType.alias_of_input, OutputType.is_input)
         meta = kwargs.get("runtime_metadata")
         for k, out in enumerate(getattr(meta, "output_info", None) or []):
-            kind = str(getattr(out, "output_type", ""))
-            if getattr(out, "base_idx", None) in c.byte_bases and ("alias_of_input" in kind or "is_input" in kind):
+            if out.output_type in views and out.base_idx in c.byte_bases:
                 raise EagerFallback(
                     f"output {k} is a view of inputs merged into a byte-level base", dtypes=True
                 )
