@@ -42,6 +42,7 @@ _HOOKS = [
     # Byte-level synthetic bases (views of different dtypes): regeneration
     # of the members, and the run-time wrapper.
     _Hook(_RW, "gen_alias_from_base", ["aliased_base_tensor", "target_meta_tensor", "target_requires_grad"], _bytes.wrap_gen_alias_from_base),
+    _Hook(_RW, "create_synthetic_base_metadata", ["m", "synthetic_base_info", "outer_args"], _bytes.wrap_synthetic_base_metadata),
     _Hook(f"{_RW}.AOTSyntheticBaseWrapper", "post_compile", ["self", "compiled_fn", "aot_config"], _bytes.wrap_post_compile),
     # The compile record and the eager fallback.
     _Hook("torch._dynamo.output_graph.OutputGraph", "call_user_compiler", ["self", "gm", "example_inputs"], _merge.wrap_call_user_compiler),

@@ -187,6 +187,12 @@ class Compile:
         self.byte_bases: Dict[int, bool] = {}
         #: member id -> the first byte of its base (``_bytes.hull``)
         self.byte_members: Dict[int, Any] = {}
+        #: ids of members regenerated from their group's float autograd
+        #: base in its units (``_bytes.regenerate_in_units``: groups with
+        #: gradients)
+        self.unit_members: Set[int] = set()
+        #: indices of the bases that are such a group's autograd base
+        self.unit_bases: Set[int] = set()
 
     def position(self, fwd_inputs: Sequence[Any], i: int) -> int:
         """The flat-argument position of ``fwd_inputs[i]`` (AOTAutograd's
