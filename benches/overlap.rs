@@ -1,6 +1,6 @@
 //! Group overlap at concrete values: symalias's exact group algorithm against a
 //! same-run baseline, a replica of PyTorch's `compute_overlapping_tensors`
-//! (quadratic loop over a conservative O(rank) predicate, PYTORCH_REFERENCE §3).
+//! (quadratic loop over a conservative O(rank) predicate, docs/PYTORCH.md §3).
 //!
 //! Families (1,000 and 10,000 views each): 1-D chunks, column splits of a
 //! row-major matrix, 2-D blocks of a tiling, unfold windows (overlapping),

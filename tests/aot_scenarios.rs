@@ -1,4 +1,4 @@
-//! PYTORCH_REFERENCE §6 scenarios that concern metadata, as FORMATS §5
+//! docs/PYTORCH.md §6 scenarios that concern metadata, as FORMATS §5
 //! programs under `tests/programs/`, each with its expected result in an
 //! `expect` object: keys are paths into the result (`a.b.0.c`, `x.length` for
 //! an array's length); expected objects match as subsets (extra keys in the

@@ -1,4 +1,4 @@
-//! The holes in PyTorch's guard promise (PYTORCH_REFERENCE §4.4, §7.2) as
+//! The holes in PyTorch's guard promise (docs/PYTORCH.md §4.4, §7.2) as
 //! scenarios: for each, a family of later calls around the compiled one, and
 //! the guard list must fail on exactly the calls whose analysis decisions
 //! differ (re-running the whole analysis on the concrete call), in

@@ -1,4 +1,4 @@
-//! PYTORCH_REFERENCE §6.3 scenarios #29, #30 and #33 with dynamic shapes: the
+//! docs/PYTORCH.md §6.3 scenarios #29, #30 and #33 with dynamic shapes: the
 //! overlap sets and the guard lists, compared with PyTorch's single
 //! `check_overlapping(overlapping=[…], non_overlapping=[…])` guard.
 

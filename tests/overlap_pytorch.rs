@@ -1,4 +1,4 @@
-//! The overlap cases of PYTORCH_REFERENCE.md §3.5–§3.7 and §6.1, as
+//! The overlap cases of docs/PYTORCH.md §3.5–§3.7 and §6.1, as
 //! `views => exact overlapping set`. Element offsets, itemsize 1.
 
 use symalias::layout::View;

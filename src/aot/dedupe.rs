@@ -1,4 +1,4 @@
-//! Duplicate inputs (PYTORCH_REFERENCE §2.1, §2.2): detection by object
+//! Duplicate inputs (docs/PYTORCH.md §2.1, §2.2): detection by object
 //! identity, the two strategies, and `remove_dupe_metadata`.
 
 use super::index::{DedupedIdx, OuterIdx};

@@ -1,4 +1,4 @@
-//! Typed index spaces (PYTORCH_REFERENCE §1.10).
+//! Typed index spaces (docs/PYTORCH.md §1.10).
 //!
 //! Outer inputs (as the compiler passes them), deduped inputs, inner inputs
 //! (after synthetic bases), intermediate bases and user outputs are different

@@ -1,4 +1,4 @@
-//! The metadata model (PYTORCH_REFERENCE §1): per-input and per-output alias
+//! The metadata model (docs/PYTORCH.md §1): per-input and per-output alias
 //! information, the mutation type and its derivation, `ViewAndMutationMeta`
 //! with its derived properties, and traced tangents as descriptors.
 //!

@@ -1,4 +1,4 @@
-//! The metadata passes of AOTAutograd's input analysis (PYTORCH_REFERENCE §1,
+//! The metadata passes of AOTAutograd's input analysis (docs/PYTORCH.md §1,
 //! §2): the metadata model with typed index spaces, duplicate-input removal,
 //! synthetic bases for aliased mutated inputs, and the graph signature.
 //!

@@ -1,4 +1,4 @@
-//! The graph signature (PYTORCH_REFERENCE §2.6, §5): AOT `GraphSignature`
+//! The graph signature (docs/PYTORCH.md §2.6, §5): AOT `GraphSignature`
 //! from the graph's names and the metadata, and export's input/output specs.
 //!
 //! Quirks kept for compatibility (tests depend on them), and documented:

@@ -1,4 +1,4 @@
-//! Synthetic bases (PYTORCH_REFERENCE §2.3, §2.4): inputs that share a storage,
+//! Synthetic bases (docs/PYTORCH.md §2.3, §2.4): inputs that share a storage,
 //! really overlap, and include a data mutation are merged into one base input
 //! of the compiled graph; the members are regenerated as views of it.
 //!
