@@ -13,7 +13,7 @@ import argparse
 import time
 
 import torch
-import torch._dynamo  # noqa: F401
+import torch._dynamo
 from torch._functorch._aot_autograd import runtime_wrappers as rw
 
 import symalias.torch as st
@@ -70,10 +70,7 @@ def main():
     args = p.parse_args()
     torch.compiler.config.force_disable_caches = True
     print(f"torch {torch.__version__}, backend {args.backend}, dynamic=True")
-    print(
-        f"{'views':>6} {'':>9} {'compile+run s':>14} {'in decision s':>14} "
-        f"{'engine s':>9} {'2nd call s':>11} right"
-    )
+    print(f"{'views':>6} {'':>9} {'compile+run s':>14} {'in decision s':>14} {'engine s':>9} {'2nd call s':>11} right")
     for n in args.views:
         rows = {}
         for installed in (False, True):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable
 
 
 def step(cache: Any, state: Any, slot: Any, kv: Any, x: Any) -> Any:
@@ -39,7 +39,7 @@ def step(cache: Any, state: Any, slot: Any, kv: Any, x: Any) -> Any:
     return state.sum() + cache[0].to(dtype=state.dtype).sum()
 
 
-def storage(buffer_bytes: int, slots: int) -> Tuple[Any, Any, Any]:
+def storage(buffer_bytes: int, slots: int) -> tuple[Any, Any, Any]:
     import torch
 
     raw = torch.zeros(buffer_bytes, dtype=torch.uint8)
@@ -48,7 +48,7 @@ def storage(buffer_bytes: int, slots: int) -> Tuple[Any, Any, Any]:
     return raw, cache, state
 
 
-def per_step(fn: Callable[..., Any], args: List[Any], inputs: List[Tuple[Any, ...]], repeats: int) -> float:
+def per_step(fn: Callable[..., Any], args: list[Any], inputs: list[tuple[Any, ...]], repeats: int) -> float:
     for k in range(3):
         fn(*args, *inputs[k % len(inputs)])
     blocks = []
@@ -63,7 +63,7 @@ def per_step(fn: Callable[..., Any], args: List[Any], inputs: List[Tuple[Any, ..
 _COPIES = ("aten::copy_", "aten::clone")
 
 
-def copied_bytes(fn: Callable[..., Any], args: List[Any], inputs: List[Tuple[Any, ...]]) -> int:
+def copied_bytes(fn: Callable[..., Any], args: list[Any], inputs: list[tuple[Any, ...]]) -> int:
     """Bytes written per call by the outermost ``aten::copy_`` /
     ``aten::clone`` calls, from the profiler (shapes and dtypes recorded)."""
     import torch

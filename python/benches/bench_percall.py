@@ -130,7 +130,8 @@ MODELS = ["gpt2", "llama"]
 def child(workload: str, installed: bool, calls: int) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, workload, "1" if installed else "0", str(calls)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     if out.returncode != 0:
         raise SystemExit(f"{workload} ({'installed' if installed else 'stock'}) failed:\n{out.stderr}")
@@ -149,7 +150,9 @@ def main() -> None:
     p.add_argument("--models", action="store_true", help="also the GPT-2 and Llama workloads")
     a = p.parse_args()
     names = a.workloads or (WORKLOADS + (MODELS if a.models else []))
-    print(f"{'workload':9} {'stock':>22} {'installed':>22} {'overhead':>10} {'checks/call':>11} {'check time/call':>15}")
+    print(
+        f"{'workload':9} {'stock':>22} {'installed':>22} {'overhead':>10} {'checks/call':>11} {'check time/call':>15}"
+    )
     for w in names:
         calls = a.calls if w not in ("sgd_flat", "sgd", "gpt2") else max(100, a.calls // 10)
         runs: dict = {False: [], True: []}

@@ -55,7 +55,10 @@ def run(cache, install, model):
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, "1" if install else "0", model],
-        env=env, capture_output=True, text=True, check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

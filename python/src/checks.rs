@@ -44,7 +44,6 @@ use symalias::io::{prepare_guards, GuardDoc};
 use symalias::{Call, CallInput, CallTensor, View};
 
 use crate::tensors::{call, int, ints, Method};
-use crate::InputError;
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
 static FAILURES: AtomicU64 = AtomicU64::new(0);
@@ -347,7 +346,7 @@ fn base_holds(t: &Bound<'_, PyAny>, want: &Base) -> PyResult<bool> {
 }
 
 fn bad(what: &str) -> PyErr {
-    InputError::new_err(format!("fact: {what}"))
+    crate::error::at_field("fact", what)
 }
 
 fn parse_fact(n: usize, fact: &Bound<'_, PyAny>) -> PyResult<Fact> {

@@ -11,8 +11,7 @@
 //! depth limits of the parser bound recursion; the large stack keeps the
 //! margin the CLI has), and under the time bound it is given.
 
-use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -26,14 +25,10 @@ use symalias::Call;
 
 mod checks;
 mod decide;
+mod error;
 mod tensors;
 
-create_exception!(
-    symalias,
-    InputError,
-    PyValueError,
-    "Bad input: the message names the case and the field, as the CLI's does."
-);
+use error::InputError;
 
 /// Stack of the worker thread an analysis runs on (the CLI's batch workers' size).
 const WORKER_STACK: usize = 64 << 20;
@@ -113,7 +108,7 @@ fn warm_up() -> PyResult<()> {
 }
 
 fn input_error(e: EngineInputError) -> PyErr {
-    InputError::new_err(e.to_string())
+    error::located(e)
 }
 
 /// One FORMATS document through the engine on the worker: parsed into `T`
@@ -310,7 +305,28 @@ fn parse(py: Python<'_>, expr: String) -> PyResult<String> {
             .map(|e| pool.display(e).to_string())
             .map_err(|e| e.to_string())
     })?
-    .map_err(InputError::new_err)
+    .map_err(error::plain)
+}
+
+/// The text of each guard of a result's `guards` (Python objects), in
+/// PyTorch's form (`check_overlapping(...)`, `L['a'] is L['b']`, the shape
+/// expression with each symbol of `symbols` printed as its source): the
+/// engine's one renderer (`GuardKind::render`).
+#[pyfunction]
+#[pyo3(signature = (guards, symbols = None))]
+fn render_guards(
+    guards: &Bound<'_, PyAny>,
+    symbols: Option<BTreeMap<String, String>>,
+) -> PyResult<Vec<String>> {
+    let docs: Vec<GuardDoc> =
+        pythonize::depythonize(guards).map_err(|e| error::at_field("guards", e))?;
+    let mut pool = symalias::ExprPool::new();
+    let guards = symalias::io::load_guards(&mut pool, &docs).map_err(input_error)?;
+    let symbols = symbols.unwrap_or_default();
+    Ok(guards
+        .iter()
+        .map(|g| g.kind.render(&pool, &symbols))
+        .collect())
 }
 
 /// A guard list prepared once for checking many calls (FORMATS.md §6).
@@ -333,10 +349,8 @@ impl GuardSet {
             symbols: Option<BTreeMap<String, String>>,
         }
         let doc: Doc = match result.extract::<String>() {
-            Ok(text) => serde_json::from_str(&text)
-                .map_err(|e| InputError::new_err(format!("result: {e}")))?,
-            Err(_) => pythonize::depythonize(result)
-                .map_err(|e| InputError::new_err(format!("result: {e}")))?,
+            Ok(text) => serde_json::from_str(&text).map_err(|e| error::at_field("result", e))?,
+            Err(_) => pythonize::depythonize(result).map_err(|e| error::at_field("result", e))?,
         };
         let symbols = doc.symbols.unwrap_or_default();
         let set = prepare_guards(&doc.guards, &symbols).map_err(input_error)?;
@@ -349,11 +363,10 @@ impl GuardSet {
     /// Checks the guards on one call (FORMATS.md §6, JSON text): the outcome
     /// document, `{"pass": true}` or the first failing guard and why.
     fn check(&self, py: Python<'_>, call: &str) -> PyResult<String> {
-        let call: Call =
-            serde_json::from_str(call).map_err(|e| InputError::new_err(format!("call: {e}")))?;
+        let call: Call = serde_json::from_str(call).map_err(|e| error::at_field("call", e))?;
         let outcome = py
             .detach(|| self.set.check(&call))
-            .map_err(|e| InputError::new_err(format!("call: {e}")))?;
+            .map_err(|e| error::at_field("call", e))?;
         Ok(to_json(&OutcomeDoc::from(&outcome)))
     }
 
@@ -371,7 +384,7 @@ impl GuardSet {
         };
         let outcome = py
             .detach(|| self.set.check(&typed))
-            .map_err(|e| InputError::new_err(format!("call: {e}")))?;
+            .map_err(|e| error::at_field("call", e))?;
         pythonize::pythonize(py, &OutcomeDoc::from(&outcome))
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
@@ -384,9 +397,10 @@ impl GuardSet {
 /// The `symalias._native` module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add_class::<InputError>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(overlap, m)?)?;
+    m.add_function(wrap_pyfunction!(render_guards, m)?)?;
     m.add_function(wrap_pyfunction!(overlap_doc, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;

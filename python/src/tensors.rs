@@ -18,8 +18,6 @@ use pyo3::types::{PyInt, PyTuple, PyType};
 use symalias::layout::ViewRef;
 use symalias::overlap::{overlapping_views, DEFAULT_BUDGET};
 
-use crate::InputError;
-
 /// `torch.Tensor`, looked up once.
 static TENSOR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 /// The unbound methods of `torch._C.TensorBase` read per tensor, in the
@@ -194,7 +192,7 @@ pub fn overlapping_tensors(
         };
         at += 2 * h.rank;
         v.validate()
-            .map_err(|e| InputError::new_err(format!("tensors[{i}]: {e}")))?;
+            .map_err(|e| crate::error::at_field(format!("tensors[{i}]"), e))?;
         views.push(v);
     }
     Ok(Some((

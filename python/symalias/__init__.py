@@ -17,32 +17,33 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Union
 
 from . import _native, _tensors
 from ._native import InputError
 
 __all__ = [
+    "Guard",
+    "GuardSet",
     "InputError",
+    "Outcome",
+    "OverlapResult",
+    "Pair",
+    "ProgramResult",
+    "SelfOverlap",
+    "SimplifyResult",
     "Symbol",
     "TensorLayout",
     "Witness",
-    "Pair",
-    "SelfOverlap",
-    "Guard",
-    "OverlapResult",
-    "SimplifyResult",
-    "ProgramResult",
-    "Outcome",
-    "GuardSet",
-    "overlap",
     "analyze",
-    "simplify",
-    "parse",
     "compute_overlapping_tensors",
-    "overlap_tensors",
     "has_internal_overlap",
+    "overlap",
+    "overlap_tensors",
+    "parse",
+    "simplify",
 ]
 
 __version__: str = _native.__version__
@@ -56,12 +57,12 @@ class Symbol:
     """A shape symbol: its example value, inclusive range and run-time source."""
 
     hint: int
-    min: Optional[int] = None
-    max: Optional[int] = None
-    source: Optional[str] = None
+    min: int | None = None
+    max: int | None = None
+    source: str | None = None
 
-    def _doc(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {"hint": self.hint, "min": self.min, "max": self.max}
+    def _doc(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"hint": self.hint, "min": self.min, "max": self.max}
         if self.source is not None:
             d["source"] = self.source
         return d
@@ -76,10 +77,10 @@ class TensorLayout:
     strides: Sequence[Dim]
     storage_offset: Dim = 0
     itemsize: int = 1
-    source: Optional[str] = None
+    source: str | None = None
 
-    def _doc(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {
+    def _doc(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
             "sizes": list(self.sizes),
             "strides": list(self.strides),
             "storage_offset": self.storage_offset,
@@ -95,8 +96,8 @@ class Witness:
     """A byte both tensors of a pair reach, and the indices reaching it."""
 
     address: int
-    index_a: Tuple[int, ...]
-    index_b: Tuple[int, ...]
+    index_a: tuple[int, ...]
+    index_b: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ class Pair:
     b: int
     overlap: bool
     proof: str
-    witness: Optional[Witness] = None
+    witness: Witness | None = None
 
 
 @dataclass(frozen=True)
@@ -121,11 +122,11 @@ class SelfOverlap:
     tensor: int
     overlap: bool
     proof: str
-    witness: Optional[Witness] = None
-    counterexample: Optional[Mapping[str, int]] = None
+    witness: Witness | None = None
+    counterexample: Mapping[str, int] | None = None
 
 
-def _witness(w: Optional[Mapping[str, Any]]) -> Optional[Witness]:
+def _witness(w: Mapping[str, Any] | None) -> Witness | None:
     if not w:
         return None
     return Witness(w["address"], tuple(w["index_a"]), tuple(w["index_b"]))
@@ -134,7 +135,9 @@ def _witness(w: Optional[Mapping[str, Any]]) -> Optional[Witness]:
 @dataclass(frozen=True)
 class Guard:
     """A guard of a result: ``kind`` (``storage_overlap``, ``shape``,
-    ``layout``, ``duplicate_input``, ...), its text, and its fields."""
+    ``layout``, ``duplicate_input``, ...), its text in PyTorch's form
+    (rendered by the engine: ``check_overlapping(...)``, ``L['a'] is L['b']``,
+    the shape expression), and its fields."""
 
     kind: str
     text: str
@@ -142,20 +145,17 @@ class Guard:
     reason: str = ""
 
 
-def _guard(doc: Mapping[str, Any]) -> Guard:
-    d = dict(doc)
-    kind = d.pop("kind")
-    reason = d.pop("reason", "")
-    d.pop("fast_path", None)
-    if kind == "shape":
-        text = d["expr"]
-    elif kind == "storage_overlap":
-        text = "StorageOverlap(overlapping=[{}], non_overlapping=[{}])".format(
-            ", ".join(d["overlapping"]), ", ".join(d["non_overlapping"])
-        )
-    else:
-        text = "{}({})".format(kind, ", ".join(f"{k}={v!r}" for k, v in sorted(d.items())))
-    return Guard(kind=kind, text=text, fields=d, reason=reason)
+def _guards(docs: Sequence[Mapping[str, Any]]) -> tuple[Guard, ...]:
+    """A result's guards, their text rendered by the engine."""
+    texts = _native.render_guards(docs) if docs else []
+    out = []
+    for doc, text in zip(docs, texts):
+        d = dict(doc)
+        kind = d.pop("kind")
+        reason = d.pop("reason", "")
+        d.pop("fast_path", None)
+        out.append(Guard(kind=kind, text=text, fields=d, reason=reason))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -164,26 +164,26 @@ class OverlapResult:
 
     id: str
     #: Tensor indices whose footprint meets another's, at the hints (sorted).
-    overlapping: Tuple[int, ...]
-    non_overlapping: Tuple[int, ...]
+    overlapping: tuple[int, ...]
+    non_overlapping: tuple[int, ...]
     #: True: proved for every allowed shape; False: refuted; None: undecided.
-    invariant: Optional[bool]
+    invariant: bool | None
     #: What keeps the classification true at run time (empty when proved).
-    guards: Tuple[Guard, ...]
+    guards: tuple[Guard, ...]
     #: Every overlapping (or undecided) pair; pairs not listed are disjoint.
-    pairs: Tuple[Pair, ...]
+    pairs: tuple[Pair, ...]
     pairs_left_out: int
-    counterexample: Optional[Mapping[str, int]]
+    counterexample: Mapping[str, int] | None
     #: Symbol -> run-time source, for the symbols the guards use.
     symbols: Mapping[str, str]
     micros: int
     #: The result line: JSON text, or the document as Python objects.
     _raw: Any = field(repr=False, compare=False)
     #: Tensors that overlap themselves at the hints (sorted).
-    self_overlapping: Tuple[int, ...] = ()
+    self_overlapping: tuple[int, ...] = ()
     #: Each tensor that overlaps itself at the hints or whose verdict is not
     #: proved for all shapes; a tensor not listed overlaps itself nowhere.
-    self_overlap: Tuple[SelfOverlap, ...] = ()
+    self_overlap: tuple[SelfOverlap, ...] = ()
 
     @property
     def json(self) -> str:
@@ -191,11 +191,11 @@ class OverlapResult:
         return self._raw if isinstance(self._raw, str) else json.dumps(self._raw)
 
     @staticmethod
-    def _from_json(text: str) -> "OverlapResult":
+    def _from_json(text: str) -> OverlapResult:
         return OverlapResult._from_doc(json.loads(text), text)
 
     @staticmethod
-    def _from_doc(d: Mapping[str, Any], raw: Any = None) -> "OverlapResult":
+    def _from_doc(d: Mapping[str, Any], raw: Any = None) -> OverlapResult:
         """From the result line as Python objects (``raw``: what to keep as
         the line; the document itself by default)."""
         pairs = tuple(
@@ -223,7 +223,7 @@ class OverlapResult:
             overlapping=tuple(d["overlapping"]),
             non_overlapping=tuple(d["non_overlapping"]),
             invariant=d["invariant"],
-            guards=tuple(_guard(g) for g in d["guards"]),
+            guards=_guards(d["guards"]),
             pairs=pairs,
             pairs_left_out=d.get("pairs_left_out", 0),
             counterexample=d.get("counterexample"),
@@ -255,18 +255,18 @@ class ProgramResult:
     #: Duplicate-input removal: ``strategy``, ``keep_arg_mask``, ``add_dupe_map``.
     dedupe: Mapping[str, Any]
     #: Synthetic-base merging (``None`` when no group needed one).
-    synthetic_bases: Optional[Mapping[str, Any]]
+    synthetic_bases: Mapping[str, Any] | None
     #: One overlap result per storage group that was asked.
-    overlap: Tuple[Mapping[str, Any], ...]
+    overlap: tuple[Mapping[str, Any], ...]
     meta: Mapping[str, Any]
-    signature: Optional[Mapping[str, Any]]
-    guards: Tuple[Guard, ...]
+    signature: Mapping[str, Any] | None
+    guards: tuple[Guard, ...]
     #: What a compiler would raise (e.g. aliased mutated inputs under export).
-    errors: Tuple[str, ...]
+    errors: tuple[str, ...]
     json: str = field(repr=False, compare=False)
 
     @staticmethod
-    def _from_json(text: str) -> "ProgramResult":
+    def _from_json(text: str) -> ProgramResult:
         d = json.loads(text)
         return ProgramResult(
             id=d.get("id", ""),
@@ -275,7 +275,7 @@ class ProgramResult:
             overlap=tuple(d.get("overlap", [])),
             meta=d.get("meta", {}),
             signature=d.get("signature"),
-            guards=tuple(_guard(g) for g in d.get("guards", [])),
+            guards=_guards(d.get("guards", [])),
             errors=tuple(d.get("errors", [])),
             json=text,
         )
@@ -286,17 +286,17 @@ class Outcome:
     """A guard check: pass, or the first failing guard and why."""
 
     passed: bool
-    failed: Optional[str] = None
-    reason: Optional[str] = None
+    failed: str | None = None
+    reason: str | None = None
 
     def __bool__(self) -> bool:
         return self.passed
 
 
-def _symbols_doc(symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]]) -> Dict[str, Any]:
+def _symbols_doc(symbols: Mapping[str, Symbol | Mapping[str, Any]] | None) -> dict[str, Any]:
     if symbols is not None and not isinstance(symbols, Mapping):
         raise TypeError(f"symbols must be a mapping of names to Symbol, not {type(symbols).__name__}")
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for name, s in (symbols or {}).items():
         if isinstance(s, Symbol):
             out[name] = s._doc()
@@ -307,7 +307,7 @@ def _symbols_doc(symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]
     return out
 
 
-def _layout_doc(t: Union[TensorLayout, Mapping[str, Any]], i: int) -> Dict[str, Any]:
+def _layout_doc(t: TensorLayout | Mapping[str, Any], i: int) -> dict[str, Any]:
     if isinstance(t, TensorLayout):
         return t._doc()
     if isinstance(t, Mapping):
@@ -322,11 +322,11 @@ def _sequence(xs: Any, what: str) -> Sequence[Any]:
     return list(xs)
 
 
-def _not_finite(doc: Any, path: str) -> Optional[Tuple[str, float]]:
+def _not_finite(doc: Any, path: str) -> tuple[str, float] | None:
     """The first float that JSON cannot carry (NaN, infinity), with its path."""
     if isinstance(doc, float) and not math.isfinite(doc):
         return path, doc
-    items: Iterable[Tuple[str, Any]] = ()
+    items: Iterable[tuple[str, Any]] = ()
     if isinstance(doc, dict):
         items = ((f"{path}.{k}" if path else str(k), v) for k, v in doc.items())
     elif isinstance(doc, list):
@@ -338,7 +338,7 @@ def _not_finite(doc: Any, path: str) -> Optional[Tuple[str, float]]:
     return None
 
 
-def _document(doc: Dict[str, Any]) -> str:
+def _document(doc: dict[str, Any]) -> str:
     """A FORMATS document as JSON text; a value JSON cannot carry is an
     ``InputError`` naming the case and the field, as the engine's are."""
     try:
@@ -348,23 +348,46 @@ def _document(doc: Dict[str, Any]) -> str:
         if found is None:
             raise
         path, value = found
-        raise InputError(f'case "{doc.get("id", "case")}", field `{path}`: {value} is not a number the engine can take') from None
+        raise InputError(f"{value} is not a number the engine can take", path, str(doc.get("id", "case"))) from None
 
 
 def overlap(
-    tensors: Sequence[Union[TensorLayout, Mapping[str, Any]]],
-    symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]] = None,
+    tensors: Sequence[TensorLayout | Mapping[str, Any]],
+    symbols: Mapping[str, Symbol | Mapping[str, Any]] | None = None,
     assumptions: Iterable[str] = (),
     *,
     id: str = "case",
     prove: bool = True,
     simplify: bool = True,
-    time_limit_ms: Optional[int] = None,
-    max_listed_pairs: Optional[int] = None,
+    time_limit_ms: int | None = None,
+    max_listed_pairs: int | None = None,
 ) -> OverlapResult:
     """Which of these views of ONE storage overlap: exact at the hints, then
     (for symbolic layouts) proved or refuted for every allowed shape, with the
-    guards that keep the answer true. Raises ``InputError`` on bad input."""
+    guards that keep the answer true. Raises ``InputError`` on bad input,
+    its parts as attributes.
+
+    A slice of ``s0`` elements before 4 elements at offset 8: disjoint at
+    the hint ``s0 = 6``, not for every ``s0`` up to 16 (refuted), so a shape
+    guard and the exact guard keep the answer:
+
+    >>> x = Symbol(hint=6, min=2, max=16, source="L['x'].size()[0]")
+    >>> r = overlap(
+    ...     [TensorLayout(["s0"], [1], 0, source="L['x']"), TensorLayout([4], [1], 8, source="L['y']")],
+    ...     {"s0": x},
+    ... )
+    >>> r.overlapping, r.invariant, r.counterexample
+    ((), False, {'s0': 16})
+    >>> [g.text for g in r.guards]
+    ['s0 <= 8', "check_overlapping(overlapping=[], non_overlapping=[L['x'], L['y']])"]
+    >>> try:
+    ...     overlap([TensorLayout([2, -1], [1, 1])], id="neg")
+    ... except InputError as e:
+    ...     print(e)
+    ...     print(e.case_id, e.field)
+    case "neg", field `tensors[0].sizes[1]`: size of dimension 1 is negative
+    neg tensors[0].sizes[1]
+    """
     case = {
         "id": id,
         "symbols": _symbols_doc(symbols),
@@ -382,29 +405,31 @@ def overlap(
 
 
 def analyze(
-    program: Union[str, Mapping[str, Any]],
+    program: str | Mapping[str, Any],
     *,
-    time_limit_ms: Optional[int] = None,
-    max_intermediate_bases: Optional[int] = None,
+    time_limit_ms: int | None = None,
+    max_intermediate_bases: int | None = None,
 ) -> ProgramResult:
     """Runs the AOT metadata passes on a program (FORMATS.md §5: a mapping or
     its JSON text): duplicate removal, synthetic bases, overlap, signature,
     guards. Raises ``InputError`` on bad input."""
     text = program if isinstance(program, str) else json.dumps(program)
-    out = _native.analyze(
-        text, time_limit_ms=time_limit_ms, max_intermediate_bases=max_intermediate_bases
-    )
+    out = _native.analyze(text, time_limit_ms=time_limit_ms, max_intermediate_bases=max_intermediate_bases)
     return ProgramResult._from_json(out)
 
 
 def simplify(
     expr: str,
-    symbols: Optional[Mapping[str, Union[Symbol, Mapping[str, Any]]]] = None,
+    symbols: Mapping[str, Symbol | Mapping[str, Any]] | None = None,
     assumptions: Iterable[str] = (),
     *,
-    time_limit_ms: Optional[int] = None,
+    time_limit_ms: int | None = None,
 ) -> SimplifyResult:
-    """Simplifies an expression under the symbols' ranges and the assumptions."""
+    """Simplifies an expression under the symbols' ranges and the assumptions.
+
+    >>> simplify("(8*s0)//8 + 0*s1", {"s0": Symbol(hint=4, min=1), "s1": Symbol(hint=3)}).expr
+    's0'
+    """
     case = {
         "id": "expr",
         "symbols": _symbols_doc(symbols),
@@ -423,7 +448,11 @@ def simplify(
 
 
 def parse(expr: str) -> str:
-    """Parses an expression and prints it in canonical form."""
+    """Parses an expression and prints it in canonical form.
+
+    >>> parse("2*s0 + s0*1 - 0")
+    '3*s0'
+    """
     return _native.parse(expr)
 
 
@@ -433,9 +462,25 @@ class GuardSet:
     A call maps sources to concrete tensors, given as mappings with
     ``object``, ``storage``, ``sizes``, ``strides``, ``storage_offset``,
     ``itemsize`` (FORMATS.md §6), or to integer values.
+
+    The guards of ``overlap``'s example (``s0`` elements, then 4 at offset
+    8): a call with ``s0 = 7`` keeps them disjoint; with ``s0 = 12`` the
+    shape guard fails, the exact guard decides, and the views now meet:
+
+    >>> x = Symbol(hint=6, min=2, max=16, source="L['x'].size()[0]")
+    >>> views = [TensorLayout(["s0"], [1], 0, source="L['x']"), TensorLayout([4], [1], 8, source="L['y']")]
+    >>> guards = GuardSet(overlap(views, {"s0": x}))
+    >>> def view(name, size, offset):
+    ...     layout = {"sizes": [size], "strides": [1], "storage_offset": offset, "itemsize": 1}
+    ...     return {"object": name, "storage": "S", **layout}
+    >>> guards.check({"L['x']": view("x", 7, 0), "L['y']": view("y", 4, 8)}).passed
+    True
+    >>> out = guards.check({"L['x']": view("x", 12, 0), "L['y']": view("y", 4, 8)})
+    >>> out.passed, out.failed
+    (False, "check_overlapping(overlapping=[], non_overlapping=[L['x'], L['y']])")
     """
 
-    def __init__(self, result: Union[OverlapResult, ProgramResult, str, Mapping[str, Any]]):
+    def __init__(self, result: OverlapResult | ProgramResult | str | Mapping[str, Any]):
         doc: Any
         if isinstance(result, OverlapResult):
             doc = result._raw  # text, or the document as Python objects
@@ -448,7 +493,7 @@ class GuardSet:
     def __len__(self) -> int:
         return len(self._set)
 
-    def check(self, call: Union[str, Mapping[str, Any]]) -> Outcome:
+    def check(self, call: str | Mapping[str, Any]) -> Outcome:
         """Checks every guard on one call; ``InputError`` when the call is
         malformed or lacks a source a guard reads."""
         if isinstance(call, str):
@@ -468,7 +513,9 @@ class GuardSet:
         return Outcome(passed=d["pass"], failed=d.get("failed"), reason=d.get("reason"))
 
 
-def overlap_tensors(tensors: Sequence[Any], *, prove: bool = True, symbolic: bool = True, sources: Optional[Sequence[str]] = None) -> OverlapResult:
+def overlap_tensors(
+    tensors: Sequence[Any], *, prove: bool = True, symbolic: bool = True, sources: Sequence[str] | None = None
+) -> OverlapResult:
     """``overlap`` on torch tensors (real or fake) of one storage: layouts,
     element sizes and, for SymInt layouts, symbols with their hints, ranges and
     sources read from the ShapeEnv (without adding guards)."""
@@ -481,14 +528,14 @@ def overlap_tensors(tensors: Sequence[Any], *, prove: bool = True, symbolic: boo
     return OverlapResult._from_doc(_native.decide(tensors, names, prove=prove).doc())
 
 
-def _answer_case(case: Dict[str, Any], *, prove: bool) -> OverlapResult:
+def _answer_case(case: dict[str, Any], *, prove: bool) -> OverlapResult:
     """An overlap case built from tensors, answered (a proof only when it has
     symbols: a concrete case is decided exactly)."""
     text = _native.overlap(_document(case), prove=prove and bool(case["symbols"]))
     return OverlapResult._from_json(text)
 
 
-def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -> Set[int]:
+def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     """Drop-in for ``torch._C._dynamo.guards.compute_overlapping_tensors``:
     the indices of the tensors whose memory overlaps another's, exactly (at
     the hints for SymInt layouts). Tensors of different storages are refused
@@ -512,7 +559,15 @@ def has_internal_overlap(tensor: Any) -> bool:
     hints, without adding a guard) or a ``TensorLayout`` / §3 tensor mapping
     (expressions answered at the symbols' hints via ``overlap``: pass the
     symbols there for a proof for all shapes). Raises ``TypeError`` for
-    anything else, ``InputError`` for an invalid layout."""
+    anything else, ``InputError`` for an invalid layout.
+
+    Windows of 3 elements every 2 overlap themselves; rows of 3 every 3 do not:
+
+    >>> has_internal_overlap(TensorLayout([4, 3], [2, 1]))
+    True
+    >>> has_internal_overlap(TensorLayout([4, 3], [3, 1]))
+    False
+    """
     if isinstance(tensor, (TensorLayout, dict)):
         return bool(overlap([tensor], prove=False).self_overlapping)
     if type(tensor).__module__.startswith("torch") or hasattr(tensor, "untyped_storage"):

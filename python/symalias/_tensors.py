@@ -7,7 +7,8 @@ comparison on a SymInt, which would add a guard).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 class UnbackedSymbolError(ValueError):
@@ -18,7 +19,7 @@ class DifferentStoragesError(ValueError):
     """The tensors are not all views of one storage."""
 
     @staticmethod
-    def at(other: int) -> "DifferentStoragesError":
+    def at(other: int) -> DifferentStoragesError:
         """The error for ``tensors[other]`` in another storage than ``tensors[0]``."""
         return DifferentStoragesError(
             f"tensors[0] and tensors[{other}] are views of different storages; "
@@ -37,7 +38,7 @@ def _source_name(src: Any) -> str:
     return str(n() if callable(n) else n)
 
 
-def _bound(v: Any) -> Optional[int]:
+def _bound(v: Any) -> int | None:
     if getattr(v, "is_Integer", False) or isinstance(v, int):
         return int(v)  # the common case: no sympy comparison
     try:
@@ -61,9 +62,9 @@ class _Symbols:
     """The symbols met while converting, with their ShapeEnv facts."""
 
     def __init__(self) -> None:
-        self.docs: Dict[str, Dict[str, Any]] = {}
+        self.docs: dict[str, dict[str, Any]] = {}
         #: Each expression's text, printed once (sympy's printer is slow).
-        self.text: Dict[Any, str] = {}
+        self.text: dict[Any, str] = {}
 
     def field(self, x: Any, symbolic: bool) -> Any:
         import torch
@@ -99,10 +100,8 @@ class _Symbols:
             return
         hints = self._hints(shape_env)
         if s not in hints:
-            raise UnbackedSymbolError(
-                f"symbol {name} is data-dependent (unbacked): it has no example value"
-            )
-        doc: Dict[str, Any] = {"hint": int(hints[s])}
+            raise UnbackedSymbolError(f"symbol {name} is data-dependent (unbacked): it has no example value")
+        doc: dict[str, Any] = {"hint": int(hints[s])}
         vr = shape_env.var_to_range.get(s)
         if vr is not None:
             doc["min"] = _bound(vr.lower)
@@ -117,13 +116,11 @@ class _Symbols:
         hints = self._hints(shape_env)
         missing = [str(s) for s in expr.free_symbols if s not in hints]
         if missing:
-            raise UnbackedSymbolError(
-                f"symbols {', '.join(sorted(missing))} are data-dependent (unbacked)"
-            )
+            raise UnbackedSymbolError(f"symbols {', '.join(sorted(missing))} are data-dependent (unbacked)")
         return int(expr.xreplace({s: hints[s] for s in expr.free_symbols}))
 
 
-def check_sequence(tensors: Any) -> List[Any]:
+def check_sequence(tensors: Any) -> list[Any]:
     """``tensors`` as a list, or a ``TypeError``: one tensor, a string or a
     non-iterable is not a sequence of tensors."""
     import torch
@@ -147,7 +144,9 @@ def check_one(t: Any, i: int) -> None:
     if t.is_nested:
         raise TypeError(f"tensors[{i}] is a nested tensor: it has no single strided layout")
     if t.layout != torch.strided:
-        raise TypeError(f"tensors[{i}] has layout {t.layout}: only strided tensors have sizes and strides over a storage")
+        raise TypeError(
+            f"tensors[{i}] has layout {t.layout}: only strided tensors have sizes and strides over a storage"
+        )
     if is_traceable_wrapper_subclass(t):
         raise TypeError(
             f"tensors[{i}] is a {type(t).__name__}, a wrapper subclass: its memory lives in its "
@@ -155,7 +154,7 @@ def check_one(t: Any, i: int) -> None:
         )
 
 
-def check_tensors(tensors: Any) -> List[Any]:
+def check_tensors(tensors: Any) -> list[Any]:
     """``tensors`` as a list of strided torch tensors (``check_one`` each)."""
     out = check_sequence(tensors)
     for i, t in enumerate(out):
@@ -163,9 +162,7 @@ def check_tensors(tensors: Any) -> List[Any]:
     return out
 
 
-def case_of(
-    tensors: Sequence[Any], *, symbolic: bool = True, sources: Optional[Sequence[str]] = None
-) -> Dict[str, Any]:
+def case_of(tensors: Sequence[Any], *, symbolic: bool = True, sources: Sequence[str] | None = None) -> dict[str, Any]:
     """The overlap case of ``tensors`` (all views of one storage)."""
     tensors = check_tensors(tensors)
     if sources is not None and len(sources) != len(tensors):
@@ -176,7 +173,7 @@ def case_of(
         other = next(i for i, k in enumerate(keys) if k != first)
         raise DifferentStoragesError.at(other)
     syms = _Symbols()
-    docs: List[Dict[str, Any]] = []
+    docs: list[dict[str, Any]] = []
     for i, t in enumerate(tensors):
         doc = {
             "sizes": [syms.field(x, symbolic) for x in t.shape],

@@ -39,10 +39,7 @@ def run_call(compiled, name, n):
     m_comp = m_eager.clone()
     want = add_then_double(*make(m_eager))
     got = compiled(*make(m_comp))
-    return bool(
-        torch.equal(got, want)
-        and torch.equal(m_comp.view(torch.uint8), m_eager.view(torch.uint8))
-    )
+    return bool(torch.equal(got, want) and torch.equal(m_comp.view(torch.uint8), m_eager.view(torch.uint8)))
 
 
 def main():

@@ -9,8 +9,9 @@ def fresh_torch(request):
     cache directory of the test's own (``fresh_cache``: AOTAutograd's and
     inductor's caches, on disk and in memory)."""
     torch = pytest.importorskip("torch")
-    import symalias.torch as st
     from torch._inductor.utils import fresh_cache
+
+    import symalias.torch as st
 
     cfg = torch.compiler.config
     old = cfg.force_disable_caches

@@ -128,8 +128,14 @@ def test_guardset_takes_documents_as_objects_or_text_alike():
     r = symalias.overlap([TensorLayout([4], [1], 0, source="L['a']"), TensorLayout([4], [1], "s1", source="L['b']")], s)
     call = {
         "inputs": [
-            {"source": "L['a']", "tensor": {"object": "a", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 0}},
-            {"source": "L['b']", "tensor": {"object": "b", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 2}},
+            {
+                "source": "L['a']",
+                "tensor": {"object": "a", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 0},
+            },
+            {
+                "source": "L['b']",
+                "tensor": {"object": "b", "storage": "S", "sizes": [4], "strides": [1], "storage_offset": 2},
+            },
         ]
     }
     by_object = symalias.GuardSet(json.loads(r.json)).check(call)
@@ -142,7 +148,7 @@ def test_guardset_takes_documents_as_objects_or_text_alike():
 
 
 @pytest.mark.parametrize(
-    "tensors, field",
+    ("tensors", "field"),
     [
         ([{"sizes": ["s0+"], "strides": [1]}], "tensors[0].sizes[0]"),
         ([{"sizes": [2], "strides": [1]}, {"sizes": [-1], "strides": [1]}], "tensors[1].sizes[0]"),
@@ -158,9 +164,7 @@ def test_bad_input_raises_the_clis_located_message(tensors, field):
     message = str(info.value)
     assert isinstance(info.value, ValueError)
     assert f"field `{field}" in message
-    out = subprocess.run(
-        [cli(), "overlap", "-"], input=json.dumps(case), capture_output=True, text=True
-    )
+    out = subprocess.run([cli(), "overlap", "-"], input=json.dumps(case), capture_output=True, text=True)
     assert out.returncode != 0
     err = json.loads(out.stdout.splitlines()[0])["error"]
     assert err == "line 1, " + message
@@ -179,9 +183,7 @@ def test_the_gil_is_released_during_analysis():
 
     def work():
         span["start"] = time.perf_counter()
-        symalias.overlap(
-            case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=600
-        )
+        symalias.overlap(case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=600)
         span["end"] = time.perf_counter()
         done.set()
 
@@ -202,9 +204,7 @@ def test_time_bound_is_honoured():
     line = (ROOT / "tests/data/repro/01_hang_z3_h4.jsonl").read_text().splitlines()[0]
     case = json.loads(line)
     start = time.perf_counter()
-    r = symalias.overlap(
-        case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=200
-    )
+    r = symalias.overlap(case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=200)
     elapsed = time.perf_counter() - start
     assert elapsed < 5.0, elapsed
     # Whatever was not proved in time is not claimed.

@@ -10,8 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
 
-import symalias  # noqa: E402
-from symalias._tensors import DifferentStoragesError  # noqa: E402
+import symalias
+from symalias._tensors import DifferentStoragesError
 
 N_GROUPS = 700  # 3 to 5 views each: > 2,000 views in all
 
@@ -41,9 +41,7 @@ def exact(tensors):
 
 def random_view(rng, base):
     """A random view of ``base`` (1-D float32, 96 elements)."""
-    kind = rng.choice(
-        ["slice", "step", "transpose", "unfold", "as_strided", "dtype", "zero", "2d", "expand"]
-    )
+    kind = rng.choice(["slice", "step", "transpose", "unfold", "as_strided", "dtype", "zero", "2d", "expand"])
     n = base.numel()
     if kind == "slice":
         a = rng.randrange(0, n)

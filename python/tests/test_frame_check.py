@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Dict, List
+from typing import Any
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from symalias import _native  # noqa: E402
-from symalias.torch import _guards  # noqa: E402
-import symalias.torch as st  # noqa: E402
+import symalias.torch as st
+from symalias import _native
+from symalias.torch import _guards
 
 
 def storage(t: Any) -> int:
     return int(t.untyped_storage()._cdata)
 
 
-def random_frame(rng: random.Random, n: int) -> List[Any]:
+def random_frame(rng: random.Random, n: int) -> list[Any]:
     """n tensors, some sharing one of a few buffers."""
     bufs = [torch.zeros(64) for _ in range(rng.randint(1, 4))]
     out = []
@@ -35,8 +35,8 @@ def random_frame(rng: random.Random, n: int) -> List[Any]:
     return out
 
 
-def cross_reference(ts: List[Any], groups: List[int], mutated: List[bool]) -> bool:
-    by: Dict[int, set] = {}
+def cross_reference(ts: list[Any], groups: list[int], mutated: list[bool]) -> bool:
+    by: dict[int, set] = {}
     for t, g in zip(ts, groups):
         by.setdefault(storage(t), set()).add(g)
     return not any(len(gs) > 1 and any(mutated[g] for g in gs) for gs in by.values())
@@ -107,13 +107,15 @@ def test_counters_count_every_call_and_its_time():
 
 
 @pytest.mark.parametrize(
-    "name, steps",
+    ("name", "steps"),
     [
         ("L['a']", [("item", "a")]),
         ("L['params'][3]", [("item", "params"), ("item", 3)]),
         ("L['self'].w", [("item", "self"), ("attr", "w")]),
-        ("L['self']._modules['lin']._parameters['weight']",
-         [("item", "self"), ("attr", "_modules"), ("item", "lin"), ("attr", "_parameters"), ("item", "weight")]),
+        (
+            "L['self']._modules['lin']._parameters['weight']",
+            [("item", "self"), ("attr", "_modules"), ("item", "lin"), ("attr", "_parameters"), ("item", "weight")],
+        ),
         ("G['x']", None),
         ("L['a'][1:2]", None),
         ("f(L['a'])", None),
@@ -134,7 +136,7 @@ def test_paths_fetch_what_the_names_evaluate_to():
     names = ["L['params'][1]", "L['self'].w"]
     paths = [_guards.path(n) for n in names]
     # The same tensor twice by two paths: one storage.
-    check = _native.FrameCheck(paths + [None], [("one_storage", [0, 2]), ("cross", [0, 1], [0, 1], [True, True])])
+    check = _native.FrameCheck([*paths, None], [("one_storage", [0, 2]), ("cross", [0, 1], [0, 1], [True, True])])
     assert check(locals_, locals_["params"][1])
     assert check.failing(locals_, locals_["params"][0]) == 0
     with pytest.raises(KeyError):

@@ -54,7 +54,7 @@ def test_deep_guard_is_bad_input_not_a_crash():
 
 
 def test_deep_overlap_batch_lines_each_answer():
-    lines = [l for l in (REPRO / "02e_overlap_batch_deep.jsonl").read_text().splitlines() if l.strip()]
+    lines = [s for s in (REPRO / "02e_overlap_batch_deep.jsonl").read_text().splitlines() if s.strip()]
     answered = errors = 0
     for line in lines:
         case = json.loads(line)
@@ -93,7 +93,7 @@ def test_garbage_fields_in_a_program_are_located():
 
 
 @pytest.mark.parametrize(
-    "value, field",
+    ("value", "field"),
     [
         ({"symbols": {"s": symalias.Symbol(hint=float("nan"))}}, "symbols.s.hint"),
         ({"symbols": {"s": {"hint": 4, "max": float("inf")}}}, "symbols.s.max"),
@@ -110,7 +110,49 @@ def test_a_non_finite_offset_names_its_tensor():
 
 
 @pytest.mark.parametrize(
-    "call, message",
+    ("call", "field", "case_id", "message"),
+    [
+        # the engine's located error
+        (
+            lambda: symalias.overlap([{"sizes": [2, -1], "strides": [1, 1]}], id="neg"),
+            "tensors[0].sizes[1]",
+            "neg",
+            "size of dimension 1 is negative",
+        ),
+        # a value JSON cannot carry, found in Python
+        (
+            lambda: symalias.overlap([{"sizes": [2], "strides": [1], "storage_offset": float("nan")}], id="nan"),
+            "tensors[0].storage_offset",
+            "nan",
+            "nan is not a number the engine can take",
+        ),
+        # a call the binding converts itself
+        (lambda: symalias._native.GuardSet('{"guards": [{"kind": "nope"}]}'), "result", None, None),
+        # an expression: no field
+        (lambda: symalias.parse("1 +"), None, None, "at column 4: expected an operand, found end of input"),
+    ],
+)
+def test_input_errors_carry_their_parts(call, field, case_id, message):
+    """Like pydantic-core's errors: the text for people, the parts for
+    programs; the text is the engine's rendering of the parts."""
+    with pytest.raises(symalias.InputError) as info:
+        call()
+    e = info.value
+    assert isinstance(e, ValueError)
+    assert (e.field, e.case_id) == (field, case_id)
+    if message is not None:
+        assert e.message == message
+    assert e.message in str(e) and (field is None or field in str(e))
+
+
+def test_an_input_error_made_in_python_renders_as_the_engines():
+    e = symalias.InputError("bad value", "tensors[2].strides[0]", "c7")
+    assert str(e) == 'case "c7", field `tensors[2].strides[0]`: bad value'
+    assert (e.message, e.field, e.case_id) == ("bad value", "tensors[2].strides[0]", "c7")
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
     [
         (lambda: symalias.overlap(3), "tensors must be a sequence, not int"),
         (lambda: symalias.overlap([3]), r"tensors\[0\] is int, not a TensorLayout or a mapping"),
@@ -133,7 +175,10 @@ def test_tensors_that_have_no_strided_storage_are_refused_on_purpose():
         (x, "not Tensor"),
         ([x, 3], r"tensors\[1\] is int, not a torch.Tensor"),
         ([x.to_sparse(), x], r"tensors\[0\] has layout torch.sparse_coo"),
-        ([x, torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged)], r"tensors\[1\] is a nested tensor"),
+        (
+            [x, torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged)],
+            r"tensors\[1\] is a nested tensor",
+        ),
         ([TwoTensor(torch.zeros(4), torch.zeros(4))], r"tensors\[0\] is a TwoTensor, a wrapper subclass"),
     ]
     for tensors, message in cases:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import List
 
 import pytest
 
@@ -15,7 +14,7 @@ import symalias
 torch = pytest.importorskip("torch")
 
 
-def repeats(sizes: List[int], strides: List[int]) -> bool:
+def repeats(sizes: list[int], strides: list[int]) -> bool:
     seen = set()
     for ix in itertools.product(*[range(n) for n in sizes]):
         a = sum(i * s for i, s in zip(ix, strides))

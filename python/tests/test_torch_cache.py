@@ -119,7 +119,9 @@ def test_cache_artifacts_carry_the_decision(tmp_path):
     with its guards; stock's artifacts are not used by an installed process."""
     ours, stock = tmp_path / "ours.bin", tmp_path / "stock.bin"
     run(tmp_path / "a", install=True, backend="inductor", dynamic=False, calls=["overlap"], save=ours)
-    loaded = run(tmp_path / "b", install=True, backend="inductor", dynamic=False, calls=["overlap", "disjoint"], load=ours)
+    loaded = run(
+        tmp_path / "b", install=True, backend="inductor", dynamic=False, calls=["overlap", "disjoint"], load=ours
+    )
     assert loaded["ok"] == [True, True]
     assert hits(loaded) == 1 and loaded["cache_hits"] == 1 and loaded["guard_failures"] >= 1
     run(tmp_path / "c", install=False, backend="inductor", dynamic=False, calls=["overlap"], save=stock)

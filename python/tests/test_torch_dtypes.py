@@ -9,7 +9,7 @@ import logging
 import pytest
 
 torch = pytest.importorskip("torch")
-import symalias.torch as st  # noqa: E402
+import symalias.torch as st
 
 BACKENDS = ["aot_eager", "inductor"]
 backends = pytest.mark.parametrize("backend", BACKENDS)
@@ -399,8 +399,7 @@ def test_no_call_copies_the_buffer(fresh_torch, backend):
     import bench_decode as bd
 
     inputs = [
-        (torch.tensor([k % 7]), torch.full((1, 4096), k, dtype=torch.uint8), torch.tensor([float(k)]))
-        for k in range(4)
+        (torch.tensor([k % 7]), torch.full((1, 4096), k, dtype=torch.uint8), torch.tensor([float(k)])) for k in range(4)
     ]
     torch._dynamo.reset()
     st.install()

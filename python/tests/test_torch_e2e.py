@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import symalias.torch as st  # noqa: E402
+import symalias.torch as st
 
 
 def run_case(fn, make, *, backend, dynamic=None, install=True):
@@ -25,9 +25,7 @@ def run_case(fn, make, *, backend, dynamic=None, install=True):
     want = fn(*args_e)
     args_c, stor_c = make()
     got = torch.compile(fn, backend=backend, dynamic=dynamic)(*args_c)
-    return same(got, want), all(
-        torch.equal(a.view(torch.uint8), b.view(torch.uint8)) for a, b in zip(stor_c, stor_e)
-    )
+    return same(got, want), all(torch.equal(a.view(torch.uint8), b.view(torch.uint8)) for a, b in zip(stor_c, stor_e))
 
 
 def same(a, b):
@@ -163,14 +161,12 @@ WIDER = [
 
 
 @pytest.mark.parametrize("dynamic", [None, True])
-@pytest.mark.parametrize("fn, make", WIDER, ids=lambda x: getattr(x, "__name__", ""))
+@pytest.mark.parametrize(("fn", "make"), WIDER, ids=lambda x: getattr(x, "__name__", ""))
 def test_wider_cases_equal_eager(fresh_torch, fn, make, dynamic):
     assert run_case(fn, make, backend="aot_eager", dynamic=dynamic) == (True, True)
 
 
-@pytest.mark.parametrize(
-    "fn, make", [(mul_then_add, as_strided_b0), (several_mutated, several_mutated_inputs)]
-)
+@pytest.mark.parametrize(("fn", "make"), [(mul_then_add, as_strided_b0), (several_mutated, several_mutated_inputs)])
 def test_wider_cases_inductor(fresh_torch, fn, make):
     assert run_case(fn, make, backend="inductor", dynamic=True) == (True, True)
 
@@ -238,7 +234,7 @@ PATTERNS = [
 
 
 @pytest.mark.parametrize("dynamic", [False, True])
-@pytest.mark.parametrize("first, second", PATTERNS, ids=lambda x: x.__name__)
+@pytest.mark.parametrize(("first", "second"), PATTERNS, ids=lambda x: x.__name__)
 def test_two_calls_with_another_aliasing_pattern(fresh_torch, first, second, dynamic):
     assert two_calls(mul_then_add, first, second, dynamic=dynamic) == [True, True]
 
@@ -369,22 +365,18 @@ def test_training_gradients_equal_eager(fresh_torch):
 def test_dtype_fallback_works_with_fullgraph(fresh_torch):
     st.install()
     z, z2 = torch.zeros(4), torch.zeros(4)
-    got = torch.compile(add_then_double, backend="aot_eager", fullgraph=True)(
-        z[2:3], z.view(torch.uint8)[8:12]
-    )
+    got = torch.compile(add_then_double, backend="aot_eager", fullgraph=True)(z[2:3], z.view(torch.uint8)[8:12])
     want = add_then_double(z2[2:3], z2.view(torch.uint8)[8:12])
     assert torch.equal(got, want) and torch.equal(z, z2)
     # The frame stays cached under its guards: a disjoint call compiles.
     y, y2 = torch.zeros(8), torch.zeros(8)
-    got = torch.compile(add_then_double, backend="aot_eager", fullgraph=True)(
-        y[0:1], y.view(torch.uint8)[16:20]
-    )
+    got = torch.compile(add_then_double, backend="aot_eager", fullgraph=True)(y[0:1], y.view(torch.uint8)[16:20])
     assert torch.equal(got, add_then_double(y2[0:1], y2.view(torch.uint8)[16:20]))
     assert torch.equal(y, y2)
 
 
 @pytest.mark.parametrize(
-    "first, second, dynamic",
+    ("first", "second", "dynamic"),
     [
         (overlapping_pair, overlapping_pair_moved, False),
         (disjoint_pair, overlapping_pair, True),

@@ -15,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import symalias.torch as st  # noqa: E402
+import symalias.torch as st
 
 BACKENDS = ["aot_eager", "inductor"]
 backends = pytest.mark.parametrize("backend", BACKENDS)
@@ -210,7 +210,7 @@ def three_disjoint(x):
 
 
 @pytest.mark.parametrize(
-    "fn, first, second",
+    ("fn", "first", "second"),
     [(mul_and_sum, a_b_overlap, a_b_c_overlap), (every_arg_mutated, three_overlapping, three_disjoint)],
     ids=["superset", "overlap-then-disjoint"],
 )

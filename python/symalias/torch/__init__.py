@@ -42,14 +42,14 @@ from ._hooks import enabled, install, installed, uninstall
 from ._state import GroupReport, HookError, Stats, stats
 
 __all__ = [
+    "Explanation",
+    "GroupReport",
     "HookError",
-    "install",
-    "uninstall",
-    "installed",
+    "Stats",
     "enabled",
     "explain",
-    "GroupReport",
-    "Explanation",
-    "Stats",
+    "install",
+    "installed",
     "stats",
+    "uninstall",
 ]

@@ -62,7 +62,7 @@ not saved in AOTAutograd's cache (a hit would rebuild torch's wrapper).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable
 
 from .._tensors import storage_key
 from . import _state
@@ -70,42 +70,37 @@ from ._decision import decide_group, source_list
 from ._state import EagerFallback
 
 
-def _dtypes(t: Any) -> Tuple[Any, ...]:
+def _dtypes(t: Any) -> tuple[Any, ...]:
     """The dtypes torch's same-dtype test looks at: the tensor's and its
     autograd base's."""
     b = t._base
     return (t.dtype,) if b is None else (t.dtype, b.dtype)
 
 
-def _mixed(fwd_inputs: List[Any], group: List[int]) -> bool:
+def _mixed(fwd_inputs: list[Any], group: list[int]) -> bool:
     """The members of ``group`` (or their autograd bases) have more than one
     dtype: torch refuses to merge them."""
     return len({d for i in group for d in _dtypes(fwd_inputs[i])}) > 1
 
 
-def _groups(fwd_inputs: List[Any]) -> List[List[int]]:
+def _groups(fwd_inputs: list[Any]) -> list[list[int]]:
     """Tensor inputs by storage, in order of first appearance."""
     import torch
 
-    by_storage: Dict[int, List[int]] = {}
+    by_storage: dict[int, list[int]] = {}
     for i, t in enumerate(fwd_inputs):
         if isinstance(t, torch.Tensor):
             by_storage.setdefault(storage_key(t), []).append(i)
     return list(by_storage.values())
 
 
-def needs_byte_base(fwd_inputs: List[Any], mutated: List[bool]) -> bool:
+def needs_byte_base(fwd_inputs: list[Any], mutated: list[bool]) -> bool:
     """Some storage group has a mutated member and members of different
     dtypes (by torch's test: the tensors' or their autograd bases')."""
-    return any(
-        len(g) > 1
-        and any(mutated[i] for i in g)
-        and _mixed(fwd_inputs, g)
-        for g in _groups(fwd_inputs)
-    )
+    return any(len(g) > 1 and any(mutated[i] for i in g) and _mixed(fwd_inputs, g) for g in _groups(fwd_inputs))
 
 
-def _torch_base(group: List[Any]) -> Any:
+def _torch_base(group: list[Any]) -> Any:
     """torch's synthetic base for a one-dtype group: the members' common
     autograd base, or a tensor over the storage in the first member's dtype."""
     import torch
@@ -122,14 +117,14 @@ def _torch_base(group: List[Any]) -> Any:
     return base
 
 
-def _extent(t: Any) -> Tuple[Any, Any]:
+def _extent(t: Any) -> tuple[Any, Any]:
     """The bytes ``[first, end)`` that a non-empty ``t`` spans."""
     k = t.element_size()
     last = t.storage_offset() + sum((n - 1) * s for n, s in zip(t.size(), t.stride()))
     return t.storage_offset() * k, (last + 1) * k
 
 
-def hull(members: List[Any], from_zero: bool = False) -> Optional[Tuple[Any, Any]]:
+def hull(members: list[Any], from_zero: bool = False) -> tuple[Any, Any] | None:
     """The bytes ``[first, end)`` from the first byte of one member to the
     last of another; None when every member is empty. ``first`` is always
     an integer: where a member's offset is symbolic (or ``from_zero``), 0
@@ -180,10 +175,10 @@ def span_alias(member: Any, first: int, end: int) -> Any:
 
 def byte_merge(
     aot_config: Any,
-    fwd_inputs: List[Any],
-    descs: Optional[List[Any]],
-    mutated_input_info: List[Any],
-) -> Tuple[List[Any], List[Any], Optional[List[Any]]]:
+    fwd_inputs: list[Any],
+    descs: list[Any] | None,
+    mutated_input_info: list[Any],
+) -> tuple[list[Any], list[Any], list[Any] | None]:
     """``merge_view_inputs`` for a frame with a group of mixed dtypes:
     (new inputs, their descriptors, the inner calling convention), in
     torch's conventions (bases first, then the other inputs in order)."""
@@ -198,9 +193,9 @@ def byte_merge(
     c = _state.current()
     if c is None:
         raise EagerFallback("views of different dtypes outside a symalias compile", dtypes=True)
-    meta: List[Any] = [None] * len(fwd_inputs)
-    bases: List[Any] = []
-    base_descs: List[Any] = []
+    meta: list[Any] = [None] * len(fwd_inputs)
+    bases: list[Any] = []
+    base_descs: list[Any] = []
     merged = set()
     for g in _groups(fwd_inputs):
         if len(g) < 2 or not any(mutated_input_info[i].mutates_data for i in g):
@@ -246,9 +241,7 @@ def byte_merge(
             base = _torch_base(members)
             bases.append(base)
             has_base = [i for i in g if fwd_inputs[i]._base is not None]
-            base_descs.append(
-                ViewBaseAOTInput(descs[has_base[0]]) if has_base else SyntheticBaseAOTInput(descs[g[0]])
-            )
+            base_descs.append(ViewBaseAOTInput(descs[has_base[0]]) if has_base else SyntheticBaseAOTInput(descs[g[0]]))
         for i in g:
             meta[i] = (len(bases) - 1, fwd_inputs[i])
             merged.add(i)
@@ -269,7 +262,7 @@ def byte_merge(
     )
 
 
-def grad_base(fwd_inputs: List[Any], group: List[int], info: List[Any]) -> Any:
+def grad_base(fwd_inputs: list[Any], group: list[int], info: list[Any]) -> Any:
     """The synthetic base of a mixed-dtype group with gradients: the
     autograd base of its members that require grad, in its own dtype (a
     ``uint8`` base would carry no gradient). Its other members -- views in
@@ -286,9 +279,7 @@ def grad_base(fwd_inputs: List[Any], group: List[int], info: List[Any]) -> Any:
     roots = [fwd_inputs[i] if fwd_inputs[i]._base is None else fwd_inputs[i]._base for i in grad]
     base = roots[0]
     if any(r is not base for r in roots):
-        raise EagerFallback(
-            f"inputs {grad} require grad over different autograd bases in one storage", dtypes=True
-        )
+        raise EagerFallback(f"inputs {grad} require grad over different autograd bases in one storage", dtypes=True)
     for i in group:
         t = fwd_inputs[i]
         if t.requires_grad:
@@ -313,7 +304,7 @@ def grad_base(fwd_inputs: List[Any], group: List[int], info: List[Any]) -> Any:
     return base
 
 
-def misaligned(member: Any, base: Any) -> Optional[str]:
+def misaligned(member: Any, base: Any) -> str | None:
     """Why ``member`` is not a view of whole elements of ``base``'s dtype
     (None when it is). A member of an itemsize at least the base's always
     is; a narrower one must cover whole base elements along a unit-stride
@@ -344,7 +335,7 @@ def regenerate_in_units(base: Any, member: Any) -> Any:
     sizes, strides, offset = list(member.size()), list(member.stride()), member.storage_offset()
     if k > big:
         r = k // big
-        raw = base.as_strided(sizes + [r], [s * r for s in strides] + [1], offset * r)
+        raw = base.as_strided([*sizes, r], [s * r for s in strides] + [1], offset * r)
         return raw.view(member.dtype).select(-1, 0)
     if k < big:
         r = big // k
@@ -369,7 +360,7 @@ def regenerate(base: Any, member: Any, first: Any) -> Any:
     if first != 0 and member.numel() != 0:
         offset = offset - first
     raw = base.as_strided(
-        list(member.size()) + [k],
+        [*list(member.size()), k],
         [times(s) for s in member.stride()] + [1],
         offset,
     )
@@ -399,7 +390,9 @@ def wrap_synthetic_base_metadata(orig: Callable[..., Any]) -> Callable[..., Any]
     non-leaf members. Such a member is regenerated from the non-leaf
     autograd base: it counts as a non-leaf here."""
 
-    def create_synthetic_base_metadata(m: Any, synthetic_base_info: Any, outer_args: Any, *args: Any, **kwargs: Any) -> Any:
+    def create_synthetic_base_metadata(
+        m: Any, synthetic_base_info: Any, outer_args: Any, *args: Any, **kwargs: Any
+    ) -> Any:
         c = _state.current()
         if c is not None and c.unit_members:
             import copy
@@ -428,9 +421,7 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
         meta = kwargs.get("runtime_metadata")
         for k, out in enumerate(getattr(meta, "output_info", None) or []):
             if out.output_type in views and (out.base_idx in c.byte_bases or out.base_idx in c.unit_bases):
-                raise EagerFallback(
-                    f"output {k} is a view of inputs merged into a byte-level base", dtypes=True
-                )
+                raise EagerFallback(f"output {k} is a view of inputs merged into a byte-level base", dtypes=True)
         return _runtime_wrapper(
             compiled_fn,
             {k: list(v) for k, v in self.base_groups.items()},
@@ -446,11 +437,11 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 def _runtime_wrapper(
     compiled_fn: Callable[..., Any],
-    base_groups: Dict[int, List[int]],
-    others: List[int],
-    byte: Dict[int, bool],
-    units: Set[int],
-    meta_mutated: List[int],
+    base_groups: dict[int, list[int]],
+    others: list[int],
+    byte: dict[int, bool],
+    units: set[int],
+    meta_mutated: list[int],
 ) -> Callable[..., Any]:
     """torch's synthetic-base run-time wrapper, with byte bases where the
     compile made them."""
@@ -458,7 +449,7 @@ def _runtime_wrapper(
 
     order = sorted(base_groups)
 
-    def run(args: List[Any]) -> Any:
+    def run(args: list[Any]) -> Any:
         bases = []
         for b in order:
             group = base_groups[b]

@@ -32,7 +32,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any, Callable
 
 from .. import __version__, _native
 from . import _state
@@ -57,10 +58,10 @@ KEY_MARK = "-symalias"
 _PENDING_LIMIT = 256
 #: Recipes of compiles in progress, by cache key, until their entry is saved
 #: (a training graph's entry is saved after its backward compiles, later).
-_pending: "OrderedDict[str, Recipe]" = OrderedDict()
+_pending: OrderedDict[str, Recipe] = OrderedDict()
 
 
-def _baked(tensors: List[Any]) -> List[Any]:
+def _baked(tensors: list[Any]) -> list[Any]:
     """What a synthetic-base graph of this group bakes in and torch's key
     leaves out -- the facts ``PinCheck`` pins: each member's integer storage
     offset (None where symbolic) and, for static layouts, the base's layout."""
@@ -71,13 +72,13 @@ def _baked(tensors: List[Any]) -> List[Any]:
     return [offsets, base]
 
 
-def fingerprint(args: Sequence[Any]) -> Optional[str]:
+def fingerprint(args: Sequence[Any]) -> str | None:
     """symalias's part of the cache key: None when no two tensor arguments
     share a storage. Raises ``BypassAOTAutogradCache`` when a group is too
     large for every overlapping pair to be listed."""
     from torch._functorch._aot_autograd.autograd_cache import BypassAOTAutogradCache
 
-    parts: List[Any] = []
+    parts: list[Any] = []
     for g in storage_groups(args):
         try:
             # Decided natively, at the hints (the key fixes the pattern; the
@@ -87,9 +88,7 @@ def fingerprint(args: Sequence[Any]) -> Optional[str]:
             parts.append([g, f"undecided: {type(e).__name__}"])
             continue
         if result.get("pairs_left_out"):
-            raise BypassAOTAutogradCache(
-                f"symalias: a storage group of {len(g)} inputs has more pairs than it lists"
-            )
+            raise BypassAOTAutogradCache(f"symalias: a storage group of {len(g)} inputs has more pairs than it lists")
         pairs = sorted([g[q["a"]], g[q["b"]], q["overlap"]] for q in result.get("pairs", []))
         parts.append([g, pairs, _baked([args[p] for p in g])])
     if not parts:
@@ -98,8 +97,10 @@ def fingerprint(args: Sequence[Any]) -> Optional[str]:
     return hashlib.sha256(doc.encode()).hexdigest()[:32]
 
 
-def wrap_key(orig: Callable[..., Tuple[str, List[str]]]) -> Callable[..., Tuple[str, List[str]]]:
-    def autograd_cache_key(mod: Any, example_inputs: Sequence[Any], config: Any, *args: Any, **kwargs: Any) -> Tuple[str, List[str]]:
+def wrap_key(orig: Callable[..., tuple[str, list[str]]]) -> Callable[..., tuple[str, list[str]]]:
+    def autograd_cache_key(
+        mod: Any, example_inputs: Sequence[Any], config: Any, *args: Any, **kwargs: Any
+    ) -> tuple[str, list[str]]:
         key, lines = orig(mod, example_inputs, config, *args, **kwargs)
         try:
             fp = fingerprint(example_inputs)
@@ -117,7 +118,7 @@ def wrap_key(orig: Callable[..., Tuple[str, List[str]]]) -> Callable[..., Tuple[
     return autograd_cache_key
 
 
-def _recipe_of(entry: Any, key: str, args: Sequence[Any]) -> Optional[Recipe]:
+def _recipe_of(entry: Any, key: str, args: Sequence[Any]) -> Recipe | None:
     """The recipe a hit restores, or None when the entry was not made under
     this symalias decision."""
     recipe = Recipe.from_doc(getattr(entry, ATTR, None))
@@ -133,7 +134,9 @@ def _recipe_of(entry: Any, key: str, args: Sequence[Any]) -> Optional[Recipe]:
 
 
 def wrap_lookup(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def _lookup(key: str, local: bool, remote: bool, args: List[Any], cache_info: Dict[str, Any], aot_config: Any) -> Any:
+    def _lookup(
+        key: str, local: bool, remote: bool, args: list[Any], cache_info: dict[str, Any], aot_config: Any
+    ) -> Any:
         found = orig(key, local, remote, args, cache_info, aot_config)
         if found is None:
             return None
@@ -154,7 +157,7 @@ def wrap_lookup(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def try_load(mod: Any, args: List[Any], aot_config: Any, *rest: Any, **kwargs: Any) -> Any:
+    def try_load(mod: Any, args: list[Any], aot_config: Any, *rest: Any, **kwargs: Any) -> Any:
         c = _state.current()
         if c is not None:
             c.flat_args = args

@@ -11,7 +11,8 @@ layouts, proved for every allowed shape. It never adds a ShapeEnv guard
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from .. import _native
 from .._tensors import storage_key
@@ -28,7 +29,7 @@ from ._guards import (
 from ._state import GroupReport, lock, log, stats
 
 
-def source_list(aot_config: Any, positions: Sequence[int]) -> Optional[List[Any]]:
+def source_list(aot_config: Any, positions: Sequence[int]) -> list[Any] | None:
     """The Dynamo sources of flat-argument ``positions``, or None when
     AOTAutograd does not know them all (no guard can name the inputs)."""
     pos_to_source = getattr(aot_config, "aot_autograd_arg_pos_to_source", None)
@@ -42,7 +43,7 @@ def source_list(aot_config: Any, positions: Sequence[int]) -> Optional[List[Any]
     return out
 
 
-def tensor_positions(args: Sequence[Any]) -> List[int]:
+def tensor_positions(args: Sequence[Any]) -> list[int]:
     """Positions of the tensor arguments, each tensor object once (AOTAutograd
     removes repeated objects before deciding)."""
     import torch
@@ -56,9 +57,9 @@ def tensor_positions(args: Sequence[Any]) -> List[int]:
     return out
 
 
-def storage_groups(args: Sequence[Any]) -> List[List[int]]:
+def storage_groups(args: Sequence[Any]) -> list[list[int]]:
     """Positions of tensor arguments that share a storage, groups of two or more."""
-    by_storage: Dict[int, List[int]] = {}
+    by_storage: dict[int, list[int]] = {}
     for p in tensor_positions(args):
         by_storage.setdefault(storage_key(args[p]), []).append(p)
     return [g for g in by_storage.values() if len(g) > 1]
@@ -68,21 +69,17 @@ def is_symbolic(tensors: Sequence[Any]) -> bool:
     """Some size, stride or offset of these tensors is a SymInt."""
     import torch
 
-    return any(
-        isinstance(x, torch.SymInt)
-        for t in tensors
-        for x in (*t.shape, *t.stride(), t.storage_offset())
-    )
+    return any(isinstance(x, torch.SymInt) for t in tensors for x in (*t.shape, *t.stride(), t.storage_offset()))
 
 
 def decide_group(
-    tensors: List[Any],
-    sources: Optional[List[Any]],
-    labels: List[str],
+    tensors: list[Any],
+    sources: list[Any] | None,
+    labels: list[str],
     *,
     from_cache: bool = False,
     byte_base: bool = False,
-) -> List[int]:
+) -> list[int]:
     """The overlapping members of one storage group (indices into
     ``tensors``); installs the group's run-time guards when there is a
     tracing context and the sources are known. The layouts are read and
@@ -148,7 +145,7 @@ def decide_group(
     return local
 
 
-def compute_overlapping_inputs(aot_config: Any, fwd_inputs: List[Any], aliased_input_indices: List[int]) -> Set[int]:
+def compute_overlapping_inputs(aot_config: Any, fwd_inputs: list[Any], aliased_input_indices: list[int]) -> set[int]:
     """Replacement of ``runtime_wrappers.compute_overlapping_inputs``."""
     c = _state.current()
     positions = [c.position(fwd_inputs, i) if c else i for i in aliased_input_indices]
@@ -160,21 +157,19 @@ def compute_overlapping_inputs(aot_config: Any, fwd_inputs: List[Any], aliased_i
     return {aliased_input_indices[i] for i in local}
 
 
-def cross_storage_guard(tc: Any, sources: List[Any], tensors: List[Any], mutated: List[bool]) -> None:
+def cross_storage_guard(tc: Any, sources: list[Any], tensors: list[Any], mutated: list[bool]) -> None:
     """H3: installs ``CrossStorageCheck`` when some input is mutated and the
     tensors span two storages or more."""
     if tc is None or len(tensors) < 2 or not any(mutated):
         return
-    group_of: Dict[int, int] = {}
+    group_of: dict[int, int] = {}
     groups = [group_of.setdefault(storage_key(t), len(group_of)) for t in tensors]
     if len(group_of) < 2:
         return
     install_fact(tc, sources, CrossStorageCheck(groups, mutated))
 
 
-def self_overlapping_mutation(
-    fwd_inputs: List[Any], mutated: List[bool]
-) -> Tuple[Optional[str], List[int]]:
+def self_overlapping_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> tuple[str | None, list[int]]:
     """Whether a mutated input must run eagerly, and which must be guarded.
 
     The first: why, when one overlaps itself at the hints (two of its own
@@ -186,7 +181,7 @@ def self_overlapping_mutation(
     (no pairs: the hook decides and proves the storage groups itself)."""
     import torch
 
-    guarded: List[int] = []
+    guarded: list[int] = []
     for i, (t, m) in enumerate(zip(fwd_inputs, mutated)):
         if not (m and isinstance(t, torch.Tensor)):
             continue
@@ -203,7 +198,7 @@ def self_overlapping_mutation(
     return None, guarded
 
 
-def self_overlap_guard(tc: Any, sources: List[Any], positions: List[int]) -> None:
+def self_overlap_guard(tc: Any, sources: list[Any], positions: list[int]) -> None:
     """Installs ``SelfOverlapCheck`` on the mutated inputs at ``sources``
     (flat positions ``positions``, for the wording) when there are any."""
     if tc is None or not sources:

@@ -4,22 +4,23 @@ storage groups it decided."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable
 
 from ._hooks import enabled
 from ._state import GroupReport, stats
+
 
 @dataclass
 class Explanation:
     """What ``explain`` saw: one report per aliased storage group."""
 
-    groups: List[GroupReport]
+    groups: list[GroupReport]
     eager_fallbacks: int
     #: Why each frame that ran eagerly did.
-    fallback_reasons: List[str]
+    fallback_reasons: list[str]
 
     def __str__(self) -> str:
-        lines: List[str] = []
+        lines: list[str] = []
         if not self.groups:
             lines.append("no storage group with a mutated input was analysed")
         for k, g in enumerate(self.groups):
@@ -35,16 +36,17 @@ class Explanation:
                         continue
                     w = p.witness
                     where = (
-                        f" at byte {w.address} ({g.sources[p.a]}{list(w.index_a)}, "
-                        f"{g.sources[p.b]}{list(w.index_b)})"
+                        f" at byte {w.address} ({g.sources[p.a]}{list(w.index_a)}, {g.sources[p.b]}{list(w.index_b)})"
                         if w
                         else ""
                     )
                     lines.append(f"  {g.sources[p.a]} overlaps {g.sources[p.b]}{where}")
                 if g.symbolic:
-                    verdict = {True: "proved for all shapes", False: "refuted (depends on the shapes)", None: "undecided"}[
-                        g.result.invariant
-                    ]
+                    verdict = {
+                        True: "proved for all shapes",
+                        False: "refuted (depends on the shapes)",
+                        None: "undecided",
+                    }[g.result.invariant]
                     lines.append(f"  verdict: {verdict}")
                     if g.result.counterexample:
                         lines.append(f"  counterexample: {g.result.counterexample}")
@@ -61,7 +63,9 @@ class Explanation:
         return "\n".join(lines)
 
 
-def explain(fn: Callable[..., Any], *args: Any, dynamic: Optional[bool] = None, backend: str = "aot_eager", **kwargs: Any) -> Explanation:
+def explain(
+    fn: Callable[..., Any], *args: Any, dynamic: bool | None = None, backend: str = "aot_eager", **kwargs: Any
+) -> Explanation:
     """Compiles ``fn`` with symalias installed, calls it once on ``args``
     and reports the aliased storage groups it met (print the result)."""
     import torch

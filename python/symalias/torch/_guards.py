@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import ast
 import weakref
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from .. import _native
 from . import _state
@@ -35,7 +36,7 @@ def source_name(source: Any) -> str:
     return str(n() if callable(n) else n)
 
 
-def add_lambda_guard(tc: Any, origin: Any, args: str, check: Any, verbose: List[str]) -> None:
+def add_lambda_guard(tc: Any, origin: Any, args: str, check: Any, verbose: list[str]) -> None:
     """A Dynamo lambda guard calling ``check(<args>)`` (Python code over the
     frame's ``L``); ``verbose`` are its verbose code parts (the recompile
     reason); ``origin`` is the source torch files the guard under."""
@@ -45,14 +46,12 @@ def add_lambda_guard(tc: Any, origin: Any, args: str, check: Any, verbose: List[
     code = f"{fn_name}({args})"
 
     def create_fn(builder: Any, guard: Any) -> None:
-        builder.add_python_lambda_leaf_guard_to_root(
-            [code], verbose, closure_vars={fn_name: check}
-        )
+        builder.add_python_lambda_leaf_guard_to_root([code], verbose, closure_vars={fn_name: check})
 
     tc.guards_context.dynamo_guards.add(torch._guards.Guard(origin, create_fn))
 
 
-def path(name: str) -> Optional[List[Tuple[str, Any]]]:
+def path(name: str) -> list[tuple[str, Any]] | None:
     """The steps from the frame's locals ``L`` to the value a source names
     (``L['params'][3]`` -> item 'params', item 3), or None when the name is
     not such a chain (the guard's code passes that value)."""
@@ -60,7 +59,7 @@ def path(name: str) -> Optional[List[Tuple[str, Any]]]:
         node: ast.expr = ast.parse(name, mode="eval").body
     except SyntaxError:
         return None
-    steps: List[Tuple[str, Any]] = []
+    steps: list[tuple[str, Any]] = []
     while True:
         if isinstance(node, ast.Attribute):
             steps.append(("attr", node.attr))
@@ -79,7 +78,7 @@ def path(name: str) -> Optional[List[Tuple[str, Any]]]:
 
 
 #: Frames with several facts, for ``why``: id -> (the check, each fact's words).
-_FRAMES: Dict[int, Tuple["weakref.ReferenceType[Any]", List[str]]] = {}
+_FRAMES: dict[int, tuple[weakref.ReferenceType[Any], list[str]]] = {}
 
 
 def why(frame: int, k: int, locals: Any, *tensors: Any) -> Any:
@@ -96,9 +95,9 @@ class FrameGuards:
     """The facts of one compile, over the union of their sources."""
 
     def __init__(self) -> None:
-        self.sources: List[Any] = []
-        self._slot: Dict[str, int] = {}
-        self.facts: List[Tuple[Any, List[int]]] = []
+        self.sources: list[Any] = []
+        self._slot: dict[str, int] = {}
+        self.facts: list[tuple[Any, list[int]]] = []
 
     def add(self, sources: Sequence[Any], fact: Any) -> None:
         """Adds a fact about the tensors at ``sources``."""
@@ -151,7 +150,7 @@ def install_fact(tc: Any, sources: Sequence[Any], fact: Any) -> None:
     g.install(tc)
 
 
-def base_signature(t: Any) -> Tuple[Any, ...]:
+def base_signature(t: Any) -> tuple[Any, ...]:
     """What a static synthetic base bakes in: the autograd base's layout, or
     the storage's size when there is none."""
     b = t._base
@@ -164,7 +163,7 @@ class PartitionCheck:
     """Which members of a storage group overlap (and, for a merged group,
     that they still share one storage)."""
 
-    def __init__(self, names: List[str], decision: Any, merged: bool, proved: bool, symbolic: bool) -> None:
+    def __init__(self, names: list[str], decision: Any, merged: bool, proved: bool, symbolic: bool) -> None:
         self.names = names
         self.merged = merged
         self.symbolic = symbolic
@@ -182,23 +181,25 @@ class PartitionCheck:
         return self.merged or self.decision is not None
 
     def verbose(self) -> str:
-        """torch's wording of the same fact (its StorageOverlap guard)."""
+        """torch's wording of the same fact (its StorageOverlap guard),
+        rendered by the engine."""
         ov = set(self.overlapping)
-        return "check_overlapping(overlapping=[{}], non_overlapping=[{}])".format(
-            ", ".join(self.names[i] for i in sorted(ov)),
-            ", ".join(n for i, n in enumerate(self.names) if i not in ov),
-        )
+        guard = {
+            "kind": "storage_overlap",
+            "overlapping": [self.names[i] for i in sorted(ov)],
+            "non_overlapping": [n for i, n in enumerate(self.names) if i not in ov],
+        }
+        return str(_native.render_guards([guard])[0])
 
-    def describe(self) -> List[str]:
+    def describe(self) -> list[str]:
         words = []
         if self.merged:
             words.append(f"{', '.join(self.names)} share one storage")
         if self.decision is not None:
-            ov = [self.names[i] for i in self.overlapping]
-            words.append(f"StorageOverlap(overlapping=[{', '.join(ov)}]) by symalias")
+            words.append(f"{self.verbose()} by symalias")
         return words
 
-    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+    def native(self, idx: list[int]) -> tuple[Any, ...]:
         """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
         if self.decision is None:
             return ("one_storage", idx)
@@ -209,7 +210,7 @@ class PinCheck:
     """Integer storage offsets (and a static synthetic base's layout) that a
     compiled graph bakes in; torch guards neither."""
 
-    def __init__(self, names: List[str], pins: List[Tuple[int, int]], base: Optional[Tuple[Any, ...]]) -> None:
+    def __init__(self, names: list[str], pins: list[tuple[int, int]], base: tuple[Any, ...] | None) -> None:
         self.names = names
         self.pins = pins
         self.base = base
@@ -217,12 +218,10 @@ class PinCheck:
     def needed(self) -> bool:
         return bool(self.pins) or self.base is not None
 
-    def describe(self) -> List[str]:
+    def describe(self) -> list[str]:
         words = []
         if self.pins:
-            words.append(
-                "storage offsets " + ", ".join(f"{self.names[i]}={v}" for i, v in self.pins)
-            )
+            words.append("storage offsets " + ", ".join(f"{self.names[i]}={v}" for i, v in self.pins))
         if self.base is not None:
             words.append(f"synthetic base {self.base}")
         return words
@@ -230,7 +229,7 @@ class PinCheck:
     def verbose(self) -> str:
         return "symalias: " + "; ".join(self.describe())
 
-    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+    def native(self, idx: list[int]) -> tuple[Any, ...]:
         """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
         base = (idx[0], self.base) if self.base is not None else None
         return ("pins", [(idx[i], off) for i, off in self.pins], base)
@@ -242,7 +241,7 @@ class CrossStorageCheck:
 
     VERBOSE = "symalias: no mutated input aliases an input of another storage"
 
-    def __init__(self, groups: List[int], mutated: List[bool]) -> None:
+    def __init__(self, groups: list[int], mutated: list[bool]) -> None:
         self.groups = groups
         flags = [False] * (max(groups) + 1 if groups else 0)
         for g, m in zip(groups, mutated):
@@ -252,7 +251,7 @@ class CrossStorageCheck:
     def verbose(self) -> str:
         return self.VERBOSE
 
-    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+    def native(self, idx: list[int]) -> tuple[Any, ...]:
         """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
         return ("cross", idx, self.groups, self.mutated_groups)
 
@@ -262,12 +261,12 @@ class SelfOverlapCheck:
     that was not proved for every shape: none overlaps itself at the call
     (else eager would write an element once per index, the graph once)."""
 
-    def __init__(self, names: List[str]) -> None:
+    def __init__(self, names: list[str]) -> None:
         self.names = names
 
     def verbose(self) -> str:
         return f"symalias: no self-overlap of mutated {', '.join(self.names)}"
 
-    def native(self, idx: List[int]) -> Tuple[Any, ...]:
+    def native(self, idx: list[int]) -> tuple[Any, ...]:
         """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
         return ("no_self_overlap", idx)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable
 
 from .. import _native
 from . import _bytes, _cache, _decision, _merge
@@ -23,7 +24,7 @@ class _Hook:
 
     owner: str
     attr: str
-    params: List[str]
+    params: list[str]
     wrap: Callable[[Callable[..., Any]], Callable[..., Any]]
     static: bool = False
 
@@ -38,24 +39,59 @@ _HOOKS = [
     # H1: the decision.
     _Hook(_RW, "compute_overlapping_inputs", ["aot_config", "fwd_inputs", "aliased_input_indices"], _replace),
     # H3, H4, the recipe, view replay: around the synthetic-base step.
-    _Hook(_RW, "merge_view_inputs", ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"], _merge.wrap_merge_view_inputs),
+    _Hook(
+        _RW,
+        "merge_view_inputs",
+        ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"],
+        _merge.wrap_merge_view_inputs,
+    ),
     # Byte-level synthetic bases (views of different dtypes): regeneration
     # of the members, and the run-time wrapper.
-    _Hook(_RW, "gen_alias_from_base", ["aliased_base_tensor", "target_meta_tensor", "target_requires_grad"], _bytes.wrap_gen_alias_from_base),
-    _Hook(_RW, "create_synthetic_base_metadata", ["m", "synthetic_base_info", "outer_args"], _bytes.wrap_synthetic_base_metadata),
-    _Hook(f"{_RW}.AOTSyntheticBaseWrapper", "post_compile", ["self", "compiled_fn", "aot_config"], _bytes.wrap_post_compile),
+    _Hook(
+        _RW,
+        "gen_alias_from_base",
+        ["aliased_base_tensor", "target_meta_tensor", "target_requires_grad"],
+        _bytes.wrap_gen_alias_from_base,
+    ),
+    _Hook(
+        _RW,
+        "create_synthetic_base_metadata",
+        ["m", "synthetic_base_info", "outer_args"],
+        _bytes.wrap_synthetic_base_metadata,
+    ),
+    _Hook(
+        f"{_RW}.AOTSyntheticBaseWrapper",
+        "post_compile",
+        ["self", "compiled_fn", "aot_config"],
+        _bytes.wrap_post_compile,
+    ),
     # The compile record and the eager fallback.
-    _Hook("torch._dynamo.output_graph.OutputGraph", "call_user_compiler", ["self", "gm", "example_inputs"], _merge.wrap_call_user_compiler),
+    _Hook(
+        "torch._dynamo.output_graph.OutputGraph",
+        "call_user_compiler",
+        ["self", "gm", "example_inputs"],
+        _merge.wrap_call_user_compiler,
+    ),
     # AOTAutograd's cache: key, hit, entry.
     _Hook(_AC, "autograd_cache_key", ["mod", "example_inputs", "config"], _cache.wrap_key),
     _Hook(f"{_AC}.AOTAutogradCache", "try_load", ["mod", "args", "aot_config"], _cache.wrap_try_load, static=True),
-    _Hook(f"{_AC}.AOTAutogradCache", "_lookup", ["key", "local", "remote", "args", "cache_info", "aot_config"], _cache.wrap_lookup, static=True),
+    _Hook(
+        f"{_AC}.AOTAutogradCache",
+        "_lookup",
+        ["key", "local", "remote", "args", "cache_info", "aot_config"],
+        _cache.wrap_lookup,
+        static=True,
+    ),
     _Hook(f"{_AC}.AOTAutogradCache", "save", ["key", "entry", "remote"], _cache.wrap_save, static=True),
 ]
 #: Looked up and checked, not replaced.
-_LAMBDA = ("torch._dynamo.guards.GuardBuilder", "add_python_lambda_leaf_guard_to_root", ["self", "code_parts", "verbose_code_parts", "closure_vars"])
+_LAMBDA = (
+    "torch._dynamo.guards.GuardBuilder",
+    "add_python_lambda_leaf_guard_to_root",
+    ["self", "code_parts", "verbose_code_parts", "closure_vars"],
+)
 
-_saved: Dict[str, Any] = {}
+_saved: dict[str, Any] = {}
 
 
 def _resolve(path: str) -> Any:
@@ -76,18 +112,18 @@ def _resolve(path: str) -> Any:
     return None
 
 
-def _checked() -> List[Any]:
+def _checked() -> list[Any]:
     """The owners of the hooks, in ``_HOOKS`` order; raises ``HookError``."""
     try:
         import torch
-        import torch._dynamo  # noqa: F401  (before runtime_wrappers: circular import)
+        import torch._dynamo
         import torch._guards as tg
     except ImportError as e:  # pragma: no cover - exercised without torch
         raise HookError(f"symalias.torch needs torch >= 2.15: {e}") from e
     problems = []
     owners = []
 
-    def check(owner: Any, where: str, attr: str, params: List[str]) -> None:
+    def check(owner: Any, where: str, attr: str, params: list[str]) -> None:
         fn = getattr(owner, attr, None) if owner is not None else None
         if fn is None:
             problems.append(f"{where}.{attr} is missing")
@@ -109,9 +145,7 @@ def _checked() -> List[Any]:
     if not hasattr(torch._functorch.config, "view_replay_for_aliased_outputs"):
         problems.append("torch._functorch.config.view_replay_for_aliased_outputs is missing")
     if problems:
-        raise HookError(
-            f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(problems)
-        )
+        raise HookError(f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(problems))
     return owners
 
 

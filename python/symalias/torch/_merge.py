@@ -18,9 +18,8 @@ frame stays cached under its guards.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable
 
-from .. import _native
 from . import _bytes, _state
 from ._decision import (
     cross_storage_guard,
@@ -38,12 +37,12 @@ _REFUSALS = (
 )
 
 
-def _aliased_mutation(fwd_inputs: List[Any], mutated: List[bool]) -> bool:
+def _aliased_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> bool:
     """Some storage holds a mutated tensor input and another tensor input."""
     return any(any(mutated[i] for i in g) for g in storage_groups(fwd_inputs))
 
 
-def _record(c: Optional[_state.Compile], fwd_inputs: List[Any], mutated: List[bool]) -> None:
+def _record(c: _state.Compile | None, fwd_inputs: list[Any], mutated: list[bool]) -> None:
     """Mutation flags by flat-argument position, for the cache entry."""
     if c is None:
         return
@@ -55,7 +54,7 @@ def _record(c: Optional[_state.Compile], fwd_inputs: List[Any], mutated: List[bo
             flags[p] = flags[p] or m
     if c.flat_args is not None:
         # A duplicate removed by AOTAutograd shares the kept input's flags.
-        first: Dict[int, int] = {}
+        first: dict[int, int] = {}
         for p, a in enumerate(c.flat_args):
             q = first.setdefault(id(a), p)
             flags[p] = flags[q]
@@ -65,9 +64,9 @@ def _record(c: Optional[_state.Compile], fwd_inputs: List[Any], mutated: List[bo
 def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
     def merge_view_inputs(
         aot_config: Any,
-        fwd_inputs: List[Any],
+        fwd_inputs: list[Any],
         fwd_inputs_descs: Any,
-        mutated_input_info: List[Any],
+        mutated_input_info: list[Any],
         *args: Any,
         **kwargs: Any,
     ) -> Any:
@@ -76,7 +75,7 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
         c = _state.current()
         mutated = [bool(getattr(m, "mutates_data", False)) for m in mutated_input_info]
         any_mutated = any(mutated)
-        guarded: List[int] = []
+        guarded: list[int] = []
         if any_mutated:
             why, guarded = self_overlapping_mutation(fwd_inputs, mutated)
             if why is not None:
@@ -120,7 +119,7 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
     return merge_view_inputs
 
 
-def _fallback(e: BaseException, c: _state.Compile) -> Optional[EagerFallback]:
+def _fallback(e: BaseException, c: _state.Compile) -> EagerFallback | None:
     """The eager fallback an exception from the backend calls for, if any."""
     inner = getattr(e, "inner_exception", None)
     for x in (e, inner):
@@ -132,8 +131,7 @@ def _fallback(e: BaseException, c: _state.Compile) -> Optional[EagerFallback]:
         what = inner if inner is not None else e
         line = (str(what).strip().splitlines() or [""])[0]
         return EagerFallback(
-            f"AOTAutograd cannot build this frame of aliased mutated inputs "
-            f"({type(what).__name__}: {line})"
+            f"AOTAutograd cannot build this frame of aliased mutated inputs ({type(what).__name__}: {line})"
         )
     return None
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any
 
 from .. import OverlapResult
 
@@ -37,27 +38,27 @@ class EagerFallback(Exception):
 class GroupReport:
     """One storage group as symalias decided it during a compile."""
 
-    sources: List[str]
+    sources: list[str]
     #: Indices (into ``sources``) that overlap another member.
-    overlapping: List[int]
+    overlapping: list[int]
     #: True proved for all shapes, False refuted, None undecided / static.
-    invariant: Optional[bool]
+    invariant: bool | None
     symbolic: bool
     #: The native decision (``_native.Decision``), None when undecided.
     decision: Any
     #: What the run-time guard checks, in words.
-    guard: List[str]
+    guard: list[str]
     #: Why the conservative answer was used (unbacked symbol, error), if it was.
-    fallback: Optional[str] = None
+    fallback: str | None = None
     #: True when the decision was restored for an AOTAutograd cache hit.
     from_cache: bool = False
 
     @property
-    def result(self) -> Optional[OverlapResult]:
+    def result(self) -> OverlapResult | None:
         """The whole typed result (pairs, witnesses, guards), built on first use."""
         if self.decision is None:
             return None
-        cached: Optional[OverlapResult] = self.__dict__.get("_result")
+        cached: OverlapResult | None = self.__dict__.get("_result")
         if cached is None:
             cached = OverlapResult._from_doc(self.decision.doc())
             self.__dict__["_result"] = cached
@@ -82,7 +83,7 @@ class Stats:
     #: require grad, metadata mutations, outputs viewing merged members).
     dtype_fallbacks: int = 0
     #: One line per eager fallback: why.
-    fallback_reasons: List[str] = field(default_factory=list)
+    fallback_reasons: list[str] = field(default_factory=list)
     #: AOTAutograd cache keys that carry symalias's decision.
     cache_keys: int = 0
     #: AOTAutograd cache hits on which symalias restored its decision and guards.
@@ -91,7 +92,7 @@ class Stats:
     cache_rejected: int = 0
     #: Compiles that bypassed the AOTAutograd cache because of symalias.
     cache_bypassed: int = 0
-    reports: List[GroupReport] = field(default_factory=list)
+    reports: list[GroupReport] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         from .. import _native
@@ -138,26 +139,24 @@ class Recipe:
     mutates (``None``: none, or the merge step did not run) and whether a
     storage group was merged into a synthetic base."""
 
-    mutated: Optional[List[bool]] = None
+    mutated: list[bool] | None = None
     merged: bool = False
     #: A storage group was merged into a byte-level base (``_bytes``): such
     #: a compile is not saved in AOTAutograd's cache (a hit would rebuild
     #: the run-time wrapper without it).
     byte: bool = False
 
-    def to_doc(self) -> Dict[str, Any]:
+    def to_doc(self) -> dict[str, Any]:
         return {"version": RECIPE_VERSION, "mutated": self.mutated, "merged": self.merged}
 
     @staticmethod
-    def from_doc(doc: Any) -> Optional["Recipe"]:
+    def from_doc(doc: Any) -> Recipe | None:
         """The recipe of a cache entry, or None when it was not made by this
         recipe version."""
         if not isinstance(doc, dict) or doc.get("version") != RECIPE_VERSION:
             return None
         mutated = doc.get("mutated")
-        if mutated is not None and not (
-            isinstance(mutated, list) and all(isinstance(m, bool) for m in mutated)
-        ):
+        if mutated is not None and not (isinstance(mutated, list) and all(isinstance(m, bool) for m in mutated)):
             return None
         return Recipe(mutated=mutated, merged=bool(doc.get("merged")))
 
@@ -167,32 +166,32 @@ class Compile:
 
     def __init__(self) -> None:
         #: AOTAutograd's flat arguments, when the cache path showed them.
-        self.flat_args: Optional[Sequence[Any]] = None
+        self.flat_args: Sequence[Any] | None = None
         self.recipe = Recipe()
         #: A storage group with a mutated member and another input was seen.
         self.aliased_mutation = False
         #: The user's ``view_replay_for_aliased_outputs``, while symalias
         #: holds it off for this compile.
-        self.saved_view_replay: Optional[bool] = None
+        self.saved_view_replay: bool | None = None
         #: The recipe of the cache entry being loaded (a hit in progress).
-        self.loaded: Optional[Recipe] = None
-        self._positions: Optional[Dict[int, int]] = None
+        self.loaded: Recipe | None = None
+        self._positions: dict[int, int] | None = None
         #: The run-time facts decided so far (``_guards.FrameGuards``),
         #: installed as one guard when the compile succeeds.
         self.guards: Any = None
-        self.outer: Optional[Compile] = None
+        self.outer: Compile | None = None
         #: Synthetic bases (by index) made at byte level, and the ids of the
         #: member tensors regenerated from them (``_bytes``).
         #: (base index -> whether its bytes start at the storage's first)
-        self.byte_bases: Dict[int, bool] = {}
+        self.byte_bases: dict[int, bool] = {}
         #: member id -> the first byte of its base (``_bytes.hull``)
-        self.byte_members: Dict[int, Any] = {}
+        self.byte_members: dict[int, Any] = {}
         #: ids of members regenerated from their group's float autograd
         #: base in its units (``_bytes.regenerate_in_units``: groups with
         #: gradients)
-        self.unit_members: Set[int] = set()
+        self.unit_members: set[int] = set()
         #: indices of the bases that are such a group's autograd base
-        self.unit_bases: Set[int] = set()
+        self.unit_bases: set[int] = set()
 
     def position(self, fwd_inputs: Sequence[Any], i: int) -> int:
         """The flat-argument position of ``fwd_inputs[i]`` (AOTAutograd's
@@ -210,9 +209,9 @@ class Compile:
 _local = threading.local()
 
 
-def current() -> Optional[Compile]:
+def current() -> Compile | None:
     """The compile in progress on this thread, if any."""
-    c: Optional[Compile] = getattr(_local, "compile", None)
+    c: Compile | None = getattr(_local, "compile", None)
     return c
 
 
