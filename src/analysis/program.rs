@@ -472,6 +472,137 @@ fn signature_of(
     .map_err(CompileError::Signature)
 }
 
+/// The kept inputs as the synthetic-base pass sees them.
+fn tensor_inputs(p: &Program, kept: &[usize]) -> Vec<Option<TensorInput>> {
+    kept.iter()
+        .map(|&i| {
+            p.inputs[i].tensor.as_ref().map(|t| TensorInput {
+                object: t.object.clone(),
+                storage: t.storage.clone(),
+                base: t.base.clone(),
+                dtype: t.dtype.clone(),
+                dynamic_dims: t.layout.dynamic_dims(&p.scope.pool),
+            })
+        })
+        .collect()
+}
+
+fn synthetic_options(o: &ProgramOptions) -> SyntheticOptions {
+    SyntheticOptions {
+        is_train: o.is_train,
+        is_export: o.is_export,
+        merge: match o.merge {
+            MergeOption::Group => Merge::Group,
+            MergeOption::Components => Merge::Components,
+        },
+    }
+}
+
+/// The graph signature, when the program has a graph and neither
+/// duplicates were removed nor inputs merged (PyTorch's precondition).
+fn signature_pass(
+    p: &Program,
+    d: &Dedupe,
+    synthetic: Option<&SyntheticReport>,
+    meta: &ViewAndMutationMeta<OuterIdx>,
+    errors: &mut Vec<CompileError>,
+) -> Option<GraphSignature> {
+    let g = p.graph.as_ref()?;
+    let merged = synthetic.is_some_and(|s| s.bases.merged_any());
+    if d.strategy == Strategy::Remove || merged {
+        errors.push(CompileError::NoSignature);
+        return None;
+    }
+    match signature_of(p, g, meta.mutated_inp_runtime_indices().len()) {
+        Ok(sig) => Some(sig),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    }
+}
+
+/// Answers the synthetic-base pass's overlap questions for one program:
+/// each asked storage group analysed (its report kept), under the
+/// program's shared deadline; the environment of the proofs simplified
+/// once, when the first group is asked.
+struct GroupAsker<'a> {
+    analyzer: &'a mut Analyzer,
+    p: &'a mut Program,
+    kept: &'a [usize],
+    deadline: Instant,
+    env: Option<Env>,
+    groups: Vec<GroupReport>,
+    /// The first bad layout met (the program is bad input).
+    bad: Option<ProgramError>,
+}
+
+impl GroupAsker<'_> {
+    fn ask(&mut self, members: &[DedupedIdx]) -> GroupOverlap {
+        let p = &mut *self.p;
+        let outer: Vec<usize> = members.iter().map(|m| self.kept[m.0]).collect();
+        let group = Group {
+            id: format!("{}/storage", p.id),
+            members: outer
+                .iter()
+                .map(|&i| Member {
+                    source: p.source_of(i),
+                    layout: p.inputs[i]
+                        .tensor
+                        .as_ref()
+                        .expect("tensor member")
+                        .layout
+                        .clone(),
+                })
+                .collect(),
+        };
+        let options = &self.analyzer.options;
+        let env = self.env.get_or_insert_with(|| {
+            simplified_env(&mut p.scope.pool, &p.scope.env, options.simplify.as_ref())
+        });
+        let start = Instant::now();
+        let case_deadline = options.proof.deadline_from(start).min(self.deadline);
+        match self
+            .analyzer
+            .overlap_in(&mut p.scope.pool, env, &group, start, case_deadline)
+        {
+            Ok(r) => {
+                let answer = GroupOverlap {
+                    overlapping: r.overlapping.clone(),
+                    pairs: r
+                        .pairs
+                        .iter()
+                        .filter(|x| x.overlap)
+                        .map(|x| (x.a, x.b))
+                        .collect(),
+                };
+                let storage = p.inputs[outer[0]]
+                    .tensor
+                    .as_ref()
+                    .map(|t| t.storage.clone())
+                    .unwrap_or_default();
+                self.groups.push(GroupReport {
+                    storage,
+                    inputs: outer,
+                    report: r,
+                });
+                answer
+            }
+            Err(e) => {
+                self.bad.get_or_insert(ProgramError::Layout {
+                    input: outer[e.member],
+                    error: e.error,
+                });
+                // Treat as overlapping: never merge less than needed.
+                GroupOverlap {
+                    overlapping: (0..members.len()).collect(),
+                    pairs: vec![],
+                }
+            }
+        }
+    }
+}
+
 impl Analyzer {
     /// Runs the passes on a program: dedupe, synthetic bases with the exact
     /// overlap answer per asked storage group, the graph signature, and the
@@ -508,135 +639,51 @@ impl Analyzer {
         let kept: Vec<usize> = (0..n).filter(|&i| d.keep_arg_mask[i]).collect();
 
         // Synthetic bases, with the exact overlap answer per storage group.
-        let tensors: Vec<Option<TensorInput>> = kept
-            .iter()
-            .map(|&i| {
-                p.inputs[i].tensor.as_ref().map(|t| TensorInput {
-                    object: t.object.clone(),
-                    storage: t.storage.clone(),
-                    base: t.base.clone(),
-                    dtype: t.dtype.clone(),
-                    dynamic_dims: t.layout.dynamic_dims(&p.scope.pool),
-                })
-            })
-            .collect();
-        let sopts = SyntheticOptions {
-            is_train: p.options.is_train,
-            is_export: p.options.is_export,
-            merge: match p.options.merge {
-                MergeOption::Group => Merge::Group,
-                MergeOption::Components => Merge::Components,
-            },
-        };
-        let mut groups: Vec<GroupReport> = Vec::new();
-        let mut bad: Option<ProgramError> = None;
-        let sb = if errors.is_empty() {
-            // Only when a group is asked: the environment of the proofs.
-            let mut env: Option<Env> = None;
-            let mut ask = |members: &[DedupedIdx]| -> GroupOverlap {
-                let outer: Vec<usize> = members.iter().map(|m| kept[m.0]).collect();
-                let group = Group {
-                    id: format!("{}/storage", p.id),
-                    members: outer
-                        .iter()
-                        .map(|&i| Member {
-                            source: p.source_of(i),
-                            layout: p.inputs[i]
-                                .tensor
-                                .as_ref()
-                                .expect("tensor member")
-                                .layout
-                                .clone(),
-                        })
-                        .collect(),
-                };
-                let env = env.get_or_insert_with(|| {
-                    simplified_env(
-                        &mut p.scope.pool,
-                        &p.scope.env,
-                        self.options.simplify.as_ref(),
-                    )
-                });
-                let start = Instant::now();
-                let case_deadline = self.options.proof.deadline_from(start).min(deadline);
-                match self.overlap_in(&mut p.scope.pool, env, &group, start, case_deadline) {
-                    Ok(r) => {
-                        let answer = GroupOverlap {
-                            overlapping: r.overlapping.clone(),
-                            pairs: r
-                                .pairs
-                                .iter()
-                                .filter(|x| x.overlap)
-                                .map(|x| (x.a, x.b))
-                                .collect(),
-                        };
-                        let storage = p.inputs[outer[0]]
-                            .tensor
-                            .as_ref()
-                            .map(|t| t.storage.clone())
-                            .unwrap_or_default();
-                        groups.push(GroupReport {
-                            storage,
-                            inputs: outer,
-                            report: r,
-                        });
-                        answer
-                    }
-                    Err(e) => {
-                        bad.get_or_insert(ProgramError::Layout {
-                            input: outer[e.member],
-                            error: e.error,
-                        });
-                        // Treat as overlapping: never merge less than needed.
-                        GroupOverlap {
-                            overlapping: (0..members.len()).collect(),
-                            pairs: vec![],
-                        }
-                    }
-                }
+        let tensors = tensor_inputs(p, &kept);
+        let (sb, groups) = if errors.is_empty() {
+            let mut asker = GroupAsker {
+                analyzer: self,
+                p,
+                kept: &kept,
+                deadline,
+                env: None,
+                groups: Vec::new(),
+                bad: None,
             };
-            match synthetic::merge_view_inputs(&tensors, &deduped_meta.input_info, sopts, &mut ask)
-            {
-                Ok(sb) => Some(sb),
+            let sb = synthetic::merge_view_inputs(
+                &tensors,
+                &deduped_meta.input_info,
+                synthetic_options(&asker.p.options),
+                &mut |members| asker.ask(members),
+            );
+            if let Some(e) = asker.bad {
+                return Err(e);
+            }
+            match sb {
+                Ok(sb) => (Some(sb), asker.groups),
+                Err(e) => {
+                    errors.push(CompileError::Synthetic(e));
+                    (None, asker.groups)
+                }
+            }
+        } else {
+            (None, Vec::new())
+        };
+        guards.extend(self.group_guard_pass(p, &kept, sb.as_ref(), &groups));
+        let synthetic = sb.and_then(|sb| {
+            match synthetic::create_synthetic_base_metadata(&deduped_meta, &sb, &tensors) {
+                Ok((meta, aliased)) => Some(SyntheticReport {
+                    bases: sb,
+                    meta,
+                    aliased_with_metadata_mutations: aliased,
+                }),
                 Err(e) => {
                     errors.push(CompileError::Synthetic(e));
                     None
                 }
             }
-        } else {
-            None
-        };
-        if let Some(e) = bad {
-            return Err(e);
-        }
-        guards.extend(self.group_guard_pass(p, &kept, sb.as_ref(), &groups));
-        let synthetic = match sb.map(|sb| {
-            synthetic::create_synthetic_base_metadata(&deduped_meta, &sb, &tensors)
-                .map(|(meta, aliased)| (sb, meta, aliased))
-        }) {
-            Some(Ok((bases, meta, aliased))) => Some(SyntheticReport {
-                bases,
-                meta,
-                aliased_with_metadata_mutations: aliased,
-            }),
-            Some(Err(e)) => {
-                errors.push(CompileError::Synthetic(e));
-                None
-            }
-            None => None,
-        };
-        let mut signature = None;
-        if let Some(g) = &p.graph {
-            let merged = synthetic.as_ref().is_some_and(|s| s.bases.merged_any());
-            if d.strategy == Strategy::Remove || merged {
-                errors.push(CompileError::NoSignature);
-            } else {
-                match signature_of(p, g, meta.mutated_inp_runtime_indices().len()) {
-                    Ok(sig) => signature = Some(sig),
-                    Err(e) => errors.push(e),
-                }
-            }
-        }
+        });
+        let signature = signature_pass(p, &d, synthetic.as_ref(), &meta, &mut errors);
         Ok(ProgramReport {
             dedupe: d,
             groups,

@@ -192,34 +192,101 @@ pub enum SignatureError {
 
 /// Builds the signature; `num_mutated` is `num_mutated_inp_runtime_indices`.
 /// Errors are the assertion messages a compiler would raise.
+///
+/// Phases (PyTorch's order): the placeholders' layout, the input specs, the
+/// forward outputs (tokens, mutated inputs, user outputs), then for a joint
+/// graph the backward signature and the gradient outputs.
 pub fn create_graph_signature(
     g: &SigGraph,
     inputs: &[SigInput],
     num_mutated: usize,
 ) -> Result<GraphSignature, SignatureError> {
-    let count = |k: SigKind| inputs.iter().filter(|x| x.kind == k).count();
-    let (num_tokens, num_params, num_buffers) = (
-        count(SigKind::Token),
-        count(SigKind::Parameter),
-        count(SigKind::Buffer),
-    );
-    if g.input_names.len() != inputs.len() {
-        return Err(SignatureError::InputNames {
-            placeholders: g.input_names.len(),
-            inputs: inputs.len(),
-        });
-    }
-    // Layout: tokens | parameters | buffers | user inputs.
-    let rank = |x: &SigInput| match x.kind {
-        SigKind::Token => 0,
-        SigKind::Parameter => 1,
-        SigKind::Buffer => 2,
-        SigKind::UserInput => 3,
-    };
-    if inputs.windows(2).any(|w| rank(&w[0]) > rank(&w[1])) {
-        return Err(SignatureError::InputOrder);
-    }
+    let layout = Layout::of(g, inputs, num_mutated)?;
     let mut sig = GraphSignature::default();
+    input_specs(&mut sig, g, inputs);
+    let outs = &g.output_names;
+    let (tokens, rest) = outs.split_at(layout.tokens);
+    let (mutations, rest) = rest.split_at(num_mutated);
+    let (user, backward) = rest.split_at(layout.fw_end - layout.tokens - num_mutated);
+    token_outputs(&mut sig, tokens);
+    mutation_outputs(&mut sig, g, inputs, mutations)?;
+    sig.user_outputs = user.to_vec();
+    if g.trace_joint {
+        let b = backward_signature(g, inputs, &layout, backward)?;
+        user_output_specs(&mut sig, Some(&b.loss_output));
+        gradient_output_specs(&mut sig, &b, backward)?;
+        sig.backward_signature = Some(b);
+    } else {
+        if !backward.is_empty() {
+            return Err(SignatureError::LeftoverOutputs(backward.len()));
+        }
+        user_output_specs(&mut sig, None);
+    }
+    Ok(sig)
+}
+
+/// The placeholders' layout (`tokens | parameters | buffers | user inputs`)
+/// and where the forward outputs end, checked against the graph.
+struct Layout {
+    tokens: usize,
+    /// Parameters and buffers.
+    params_and_buffers: usize,
+    /// The end of the forward outputs (tokens, mutated inputs, user outputs).
+    fw_end: usize,
+}
+
+impl Layout {
+    fn of(g: &SigGraph, inputs: &[SigInput], num_mutated: usize) -> Result<Layout, SignatureError> {
+        let count = |k: SigKind| inputs.iter().filter(|x| x.kind == k).count();
+        let tokens = count(SigKind::Token);
+        if g.input_names.len() != inputs.len() {
+            return Err(SignatureError::InputNames {
+                placeholders: g.input_names.len(),
+                inputs: inputs.len(),
+            });
+        }
+        let rank = |x: &SigInput| match x.kind {
+            SigKind::Token => 0,
+            SigKind::Parameter => 1,
+            SigKind::Buffer => 2,
+            SigKind::UserInput => 3,
+        };
+        if inputs.windows(2).any(|w| rank(&w[0]) > rank(&w[1])) {
+            return Err(SignatureError::InputOrder);
+        }
+        let outs = g.output_names.len();
+        let num_user_fw_outs = if g.trace_joint {
+            g.num_user_fw_outs
+                .ok_or(SignatureError::NumUserFwOutsMissing)?
+        } else {
+            outs.checked_sub(num_mutated + tokens)
+                .ok_or(SignatureError::FewerOutputs)?
+        };
+        // Mutated inputs, by name (metadata-only mutations cannot appear here).
+        let mutated = inputs.iter().filter(|x| x.mutates_data).count();
+        if mutated != num_mutated {
+            return Err(SignatureError::MetadataOnlyMutation {
+                mutated,
+                num_mutated,
+            });
+        }
+        let fw_end = tokens + num_mutated + num_user_fw_outs;
+        if outs < fw_end {
+            return Err(SignatureError::TooFewOutputs {
+                outputs: outs,
+                need: fw_end,
+            });
+        }
+        Ok(Layout {
+            tokens,
+            params_and_buffers: count(SigKind::Parameter) + count(SigKind::Buffer),
+            fw_end,
+        })
+    }
+}
+
+/// One input spec per placeholder, and the input lists and maps.
+fn input_specs(sig: &mut GraphSignature, g: &SigGraph, inputs: &[SigInput]) {
     for (x, name) in inputs.iter().zip(&g.input_names) {
         let fqn = x.fqn.clone().unwrap_or_default();
         let (kind, target, persistent) = match x.kind {
@@ -249,50 +316,35 @@ pub fn create_graph_signature(
             persistent,
         });
     }
-    let outs = &g.output_names;
-    let num_user_fw_outs = if g.trace_joint {
-        g.num_user_fw_outs
-            .ok_or(SignatureError::NumUserFwOutsMissing)?
-    } else {
-        outs.len()
-            .checked_sub(num_mutated + num_tokens)
-            .ok_or(SignatureError::FewerOutputs)?
-    };
-    // Mutated inputs, by name (metadata-only mutations cannot appear here).
-    let mutated: Vec<&SigInput> = inputs.iter().filter(|x| x.mutates_data).collect();
-    if mutated.len() != num_mutated {
-        return Err(SignatureError::MetadataOnlyMutation {
-            mutated: mutated.len(),
-            num_mutated,
-        });
-    }
-    let fw_end = num_tokens + num_mutated + num_user_fw_outs;
-    if outs.len() < fw_end {
-        return Err(SignatureError::TooFewOutputs {
-            outputs: outs.len(),
-            need: fw_end,
-        });
-    }
-    sig.output_tokens = outs[..num_tokens].to_vec();
-    for t in &sig.output_tokens {
+}
+
+fn token_outputs(sig: &mut GraphSignature, tokens: &[Option<String>]) {
+    sig.output_tokens = tokens.to_vec();
+    for t in tokens {
         sig.output_specs.push(OutputSpec {
             kind: "TOKEN",
             arg: t.clone(),
             target: None,
         });
     }
-    let name_of = |i: usize| -> String {
-        let x = &inputs[i];
-        x.fqn.clone().unwrap_or_else(|| g.input_names[i].clone())
-    };
-    let mutated_idx: Vec<usize> = (0..inputs.len())
-        .filter(|&i| inputs[i].mutates_data)
-        .collect();
-    for (k, &i) in mutated_idx.iter().enumerate() {
-        let out = outs[num_tokens + k].clone();
+}
+
+/// The outputs carrying the mutated inputs' new values, in input order,
+/// classified by what each input is.
+fn mutation_outputs(
+    sig: &mut GraphSignature,
+    g: &SigGraph,
+    inputs: &[SigInput],
+    outs: &[Option<String>],
+) -> Result<(), SignatureError> {
+    let mutated = inputs
+        .iter()
+        .zip(&g.input_names)
+        .filter(|(x, _)| x.mutates_data);
+    for ((x, name), out) in mutated.zip(outs) {
         let key = out.clone().unwrap_or_default();
-        let target = name_of(i);
-        let kind = match inputs[i].kind {
+        let target = x.fqn.clone().unwrap_or_else(|| name.clone());
+        let kind = match x.kind {
             SigKind::Buffer => {
                 sig.buffers_to_mutate.insert(key, target.clone());
                 "BUFFER_MUTATION"
@@ -312,91 +364,100 @@ pub fn create_graph_signature(
         };
         sig.output_specs.push(OutputSpec {
             kind,
-            arg: out,
+            arg: out.clone(),
             target: Some(target),
         });
     }
-    sig.user_outputs = outs[num_tokens + num_mutated..fw_end].to_vec();
-    if g.trace_joint {
-        let bw = &outs[fw_end..];
-        let mut next = bw.iter();
-        let mut b = BackwardSignature::default();
-        let num_pb = num_params + num_buffers;
-        for x in inputs
-            .iter()
-            .filter(|x| matches!(x.kind, SigKind::Parameter | SigKind::Buffer) && x.requires_grad)
-        {
+    Ok(())
+}
+
+/// A joint graph's backward signature: gradients of the parameters (and
+/// buffers) that require grad, then of the user inputs, then the loss.
+fn backward_signature(
+    g: &SigGraph,
+    inputs: &[SigInput],
+    layout: &Layout,
+    backward: &[Option<String>],
+) -> Result<BackwardSignature, SignatureError> {
+    let mut next = backward.iter();
+    let mut b = BackwardSignature::default();
+    for x in inputs
+        .iter()
+        .filter(|x| matches!(x.kind, SigKind::Parameter | SigKind::Buffer) && x.requires_grad)
+    {
+        let n = next
+            .next()
+            .cloned()
+            .flatten()
+            .ok_or(SignatureError::FewerBackwardOutputs)?;
+        b.gradients_to_parameters
+            .insert(n, x.fqn.clone().unwrap_or_default());
+    }
+    let user_start = layout.tokens + layout.params_and_buffers;
+    for (k, x) in inputs[user_start..].iter().enumerate() {
+        if x.requires_grad {
             let n = next
                 .next()
                 .cloned()
                 .flatten()
-                .ok_or(SignatureError::FewerBackwardOutputs)?;
-            b.gradients_to_parameters
-                .insert(n, x.fqn.clone().unwrap_or_default());
-        }
-        let user_start = num_tokens + num_pb;
-        for (k, x) in inputs[user_start..].iter().enumerate() {
-            if x.requires_grad {
-                let n = next
-                    .next()
-                    .cloned()
-                    .flatten()
-                    .ok_or(SignatureError::NoGradientForUserInput(k))?;
-                // Q2: PyTorch looks the name up without the token offset.
-                let input_name = g.input_names[(k + num_pb).min(g.input_names.len() - 1)].clone();
-                b.gradients_to_user_inputs.insert(n, input_name);
-            }
-        }
-        if next.next().is_some() {
-            return Err(SignatureError::ExtraBackwardOutputs);
-        }
-        let loss_index = g.loss_index.ok_or(SignatureError::LossIndexMissing)?;
-        // Q1: the index is applied to the full output list.
-        b.loss_output = outs
-            .get(loss_index)
-            .cloned()
-            .flatten()
-            .ok_or(SignatureError::LossIndexNotAnOutput(loss_index))?;
-        for o in &sig.user_outputs {
-            let kind = if o.as_deref() == Some(b.loss_output.as_str()) {
-                "LOSS_OUTPUT"
-            } else {
-                "USER_OUTPUT"
-            };
-            sig.output_specs.push(OutputSpec {
-                kind,
-                arg: o.clone(),
-                target: None,
-            });
-        }
-        for o in bw {
-            let key = o.clone().unwrap_or_default();
-            let (kind, target) = match (
-                b.gradients_to_parameters.get(&key),
-                b.gradients_to_user_inputs.get(&key),
-            ) {
-                (Some(p), _) => ("GRADIENT_TO_PARAMETER", p.clone()),
-                (_, Some(u)) => ("GRADIENT_TO_USER_INPUT", u.clone()),
-                _ => return Err(SignatureError::NotAGradient(key)),
-            };
-            sig.output_specs.push(OutputSpec {
-                kind,
-                arg: o.clone(),
-                target: Some(target),
-            });
-        }
-        sig.backward_signature = Some(b);
-    } else {
-        if outs.len() != fw_end {
-            return Err(SignatureError::LeftoverOutputs(outs.len() - fw_end));
-        }
-        for o in &sig.user_outputs {
-            sig.output_specs.push(OutputSpec {
-                kind: "USER_OUTPUT",
-                arg: o.clone(),
-                target: None,
-            });
+                .ok_or(SignatureError::NoGradientForUserInput(k))?;
+            // Q2: PyTorch looks the name up without the token offset.
+            let at = (k + layout.params_and_buffers).min(g.input_names.len() - 1);
+            b.gradients_to_user_inputs
+                .insert(n, g.input_names[at].clone());
         }
     }
-    Ok(sig)
+    if next.next().is_some() {
+        return Err(SignatureError::ExtraBackwardOutputs);
+    }
+    let loss_index = g.loss_index.ok_or(SignatureError::LossIndexMissing)?;
+    // Q1: the index is applied to the full output list.
+    b.loss_output = g
+        .output_names
+        .get(loss_index)
+        .cloned()
+        .flatten()
+        .ok_or(SignatureError::LossIndexNotAnOutput(loss_index))?;
+    Ok(b)
+}
+
+/// The user outputs' specs; the one named `loss` is the loss output.
+fn user_output_specs(sig: &mut GraphSignature, loss: Option<&str>) {
+    for o in &sig.user_outputs {
+        let kind = if loss.is_some() && o.as_deref() == loss {
+            "LOSS_OUTPUT"
+        } else {
+            "USER_OUTPUT"
+        };
+        sig.output_specs.push(OutputSpec {
+            kind,
+            arg: o.clone(),
+            target: None,
+        });
+    }
+}
+
+/// The backward outputs' specs: each a gradient of a parameter or an input.
+fn gradient_output_specs(
+    sig: &mut GraphSignature,
+    b: &BackwardSignature,
+    backward: &[Option<String>],
+) -> Result<(), SignatureError> {
+    for o in backward {
+        let key = o.clone().unwrap_or_default();
+        let (kind, target) = match (
+            b.gradients_to_parameters.get(&key),
+            b.gradients_to_user_inputs.get(&key),
+        ) {
+            (Some(p), _) => ("GRADIENT_TO_PARAMETER", p.clone()),
+            (_, Some(u)) => ("GRADIENT_TO_USER_INPUT", u.clone()),
+            _ => return Err(SignatureError::NotAGradient(key)),
+        };
+        sig.output_specs.push(OutputSpec {
+            kind,
+            arg: o.clone(),
+            target: Some(target),
+        });
+    }
+    Ok(())
 }

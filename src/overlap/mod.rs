@@ -20,9 +20,8 @@ mod proof;
 pub use group::{components, GroupAnswer, PairVerdict, PAIR_LIST_CAP};
 pub use internal::internal_overlap;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
-pub use proof::{
-    prove_case, prove_internal, CaseProof, InternalProof, PairProof, PairStatus, ProofOptions,
-};
+pub(crate) use proof::prove_case;
+pub use proof::{prove_internal, InternalProof, PairProof, ProofOptions};
 
 use crate::layout::{View, ViewRef};
 

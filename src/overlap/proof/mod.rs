@@ -102,7 +102,7 @@ pub enum PairProof {
 
 /// The proof status of one examined pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PairStatus {
+pub(crate) struct PairStatus {
     /// The first view.
     pub a: usize,
     /// The second view (`a < b`).
@@ -126,7 +126,7 @@ impl PairStatus {
 
 /// The outcome of proving a case's classification.
 #[derive(Clone, Debug, Default)]
-pub struct CaseProof {
+pub(crate) struct CaseProof {
     /// `Some(true)` proved, `Some(false)` refuted, `None` undecided.
     pub invariant: Option<bool>,
     /// An allowed assignment at which the classification differs (checked concretely).
@@ -136,8 +136,6 @@ pub struct CaseProof {
     /// Shape guards that, together with what was proved, imply the classification;
     /// `None` when some unproved requirement has no such guard.
     pub shape_guards: Option<Vec<ExprId>>,
-    /// z3 queries asked.
-    pub queries: usize,
 }
 
 /// Groups up to this many views are proved pair by pair where a chain of
@@ -274,7 +272,7 @@ struct Prover<'a, 's> {
 }
 
 /// Proves (or refutes) the hint classification of a symbolic case.
-pub fn prove_case(
+pub(crate) fn prove_case(
     pool: &mut ExprPool,
     env: &Env,
     tensors: &[Layout],
@@ -307,6 +305,30 @@ pub fn prove_case(
         p.build();
         p.run(hint)
     })
+}
+
+/// What the proof phases of one case have found so far.
+struct Tally {
+    /// Pairs not proved (and, at the end, every overlapping pair).
+    pairs: Vec<PairStatus>,
+    /// Disjointness already decided, by pair.
+    status: HashMap<(usize, usize), PairProof>,
+    /// Shape guards covering the requirements not proved.
+    guards: Vec<ExprId>,
+    /// Every requirement not proved has a shape guard.
+    all_guarded: bool,
+    /// Every requirement is proved.
+    all_proved: bool,
+}
+
+impl Tally {
+    /// A requirement not proved: its shape guard, if it has one.
+    fn guard(&mut self, g: Option<ExprId>) {
+        match g {
+            Some(g) => self.guards.push(g),
+            None => self.all_guarded = false,
+        }
+    }
 }
 
 impl Prover<'_, '_> {
@@ -368,27 +390,51 @@ impl Prover<'_, '_> {
         }
     }
 
+    /// The phases: the chain of views outside the overlapping set, the
+    /// other pairs with a view outside it, one persistent partner per view
+    /// inside it, then refutation and the report.
     fn run(mut self, hint: &GroupAnswer) -> CaseProof {
         let n = self.tensors.len();
         let overlapping: Vec<bool> = (0..n)
             .map(|i| hint.overlapping.binary_search(&i).is_ok())
             .collect();
-        // Views outside the overlapping set: every pair must stay disjoint.
-        // The views whose extents meet no other view's at the hints form one
-        // chain ordered by start; its links (`end < next start`) carry
-        // disjointness along by transitivity, so n - 1 links stand for all
-        // n(n-1)/2 pairs, and the unproved links are the guards. Every other
-        // view is examined pair by pair.
+        let mut tally = Tally {
+            pairs: Vec::new(),
+            status: HashMap::new(),
+            guards: Vec::new(),
+            all_guarded: true,
+            all_proved: true,
+        };
+        let in_chain = self.prove_chain(&mut tally);
+        self.prove_outside(&mut tally, &overlapping, &in_chain);
+        let persistent = self.prove_inside(&mut tally, &overlapping, hint);
+        for p in &hint.pairs {
+            let st = persistent
+                .get(&(p.a, p.b))
+                .copied()
+                .unwrap_or(PairProof::HintOnly);
+            tally.pairs.push(PairStatus::new(p.a, p.b, true, st));
+        }
+        tally.pairs.sort_by_key(|p| (p.a, p.b));
+        let proved = tally.all_proved && self.domain.complete;
+        if !proved && self.counterexample.is_none() {
+            self.sample_refuter();
+        }
+        self.mark_refuted(&mut tally.pairs, hint);
+        self.report(tally, proved)
+    }
+
+    /// Views outside the overlapping set whose extents meet no other view's
+    /// at the hints form one chain ordered by start; its links (`end < next
+    /// start`) carry disjointness along by transitivity, so n - 1 links
+    /// stand for all n(n-1)/2 pairs, and the unproved links are the guards.
+    /// Returns which views are in the chain.
+    fn prove_chain(&mut self, tally: &mut Tally) -> Vec<bool> {
         let chain = self.chain();
-        let mut in_chain = vec![false; n];
+        let mut in_chain = vec![false; self.tensors.len()];
         for &c in &chain {
             in_chain[c] = true;
         }
-        let mut pairs: Vec<PairStatus> = Vec::new();
-        let mut status: HashMap<(usize, usize), PairProof> = HashMap::new();
-        let mut guards: Vec<ExprId> = Vec::new();
-        let mut all_guarded = true;
-        let mut all_proved = true;
         let mut local_tries = LOCAL_SAMPLED_LINKS;
         let broken: Vec<(usize, usize, PairProof)> = chain
             .windows(2)
@@ -397,136 +443,142 @@ impl Prover<'_, '_> {
                 (st != PairProof::Proved).then_some((w[0], w[1], st))
             })
             .collect();
-        if !broken.is_empty() && !self.chain_pairwise(&chain, &broken, &mut status) {
-            all_proved = false;
+        if !broken.is_empty() && !self.chain_pairwise(&chain, &broken, &mut tally.status) {
+            tally.all_proved = false;
             for &(x, y, st) in &broken {
-                pairs.push(PairStatus::new(x.min(y), x.max(y), false, st));
-                match self.link_guard(x, y) {
-                    Some(g) => guards.push(g),
-                    None => all_guarded = false,
-                }
+                tally
+                    .pairs
+                    .push(PairStatus::new(x.min(y), x.max(y), false, st));
+                let g = self.link_guard(x, y);
+                tally.guard(g);
             }
         }
-        // Once some requirement is neither proved nor covered by a shape guard,
-        // the answer can only be the StorageOverlap guard (with `false` or `null`):
-        // stop examining pairs and leave refutation to the concrete samples.
+        in_chain
+    }
+
+    /// Every other pair with a view outside the overlapping set must stay
+    /// disjoint. Once some requirement is neither proved nor covered by a
+    /// shape guard, the answer can only be the StorageOverlap guard: stop
+    /// examining pairs and leave refutation to the concrete samples.
+    fn prove_outside(&mut self, tally: &mut Tally, overlapping: &[bool], in_chain: &[bool]) {
+        let n = self.tensors.len();
         let others: Vec<usize> = (0..n).filter(|&v| !in_chain[v]).collect();
         let everyone: Vec<usize> = (0..n).collect();
-        'views: for v in (0..n).filter(|&v| !overlapping[v]) {
+        for v in (0..n).filter(|&v| !overlapping[v]) {
             let partners = if in_chain[v] { &others } else { &everyone };
             for &u in partners {
-                if !all_guarded {
-                    break 'views;
+                if !tally.all_guarded {
+                    return;
                 }
                 if u == v {
                     continue;
                 }
                 let key = (v.min(u), v.max(u));
-                let st = match status.get(&key) {
+                let st = match tally.status.get(&key) {
                     Some(s) => *s,
                     None => {
                         let s = self.prove_disjoint(key.0, key.1);
-                        status.insert(key, s);
+                        tally.status.insert(key, s);
                         if s != PairProof::Proved {
-                            pairs.push(PairStatus::new(key.0, key.1, false, s));
+                            tally.pairs.push(PairStatus::new(key.0, key.1, false, s));
                         }
                         s
                     }
                 };
                 if st != PairProof::Proved {
-                    all_proved = false;
-                    match self.disjoint_guard(key.0, key.1) {
-                        Some(g) => guards.push(g),
-                        None => all_guarded = false,
-                    }
+                    tally.all_proved = false;
+                    let g = self.disjoint_guard(key.0, key.1);
+                    tally.guard(g);
                 }
             }
         }
-        // Views inside it: one partner whose overlap persists.
+    }
+
+    /// Each view inside the overlapping set needs one partner whose overlap
+    /// persists. Returns the overlapping pairs examined, with their status.
+    fn prove_inside(
+        &mut self,
+        tally: &mut Tally,
+        overlapping: &[bool],
+        hint: &GroupAnswer,
+    ) -> HashMap<(usize, usize), PairProof> {
         let mut persistent: HashMap<(usize, usize), PairProof> = HashMap::new();
-        for v in (0..n).filter(|&v| overlapping[v]) {
-            if !all_guarded {
+        for v in (0..overlapping.len()).filter(|&v| overlapping[v]) {
+            if !tally.all_guarded {
                 break;
             }
-            let mut done = false;
             let partners: Vec<(usize, usize)> = hint
                 .pairs
                 .iter()
                 .filter(|p| p.a == v || p.b == v)
                 .map(|p| (p.a, p.b))
                 .collect();
-            for &(a, b) in &partners {
-                let st = *persistent
+            let done = partners.iter().any(|&(a, b)| {
+                *persistent
                     .entry((a, b))
-                    .or_insert_with(|| self.prove_overlap(a, b, hint));
-                if st == PairProof::Proved {
-                    done = true;
-                    break;
-                }
-            }
+                    .or_insert_with(|| self.prove_overlap(a, b, hint))
+                    == PairProof::Proved
+            });
             if !done {
                 debug!(view = v, partners = partners.len(), "no persistent partner");
-                all_proved = false;
-                match partners
+                tally.all_proved = false;
+                let g = partners
                     .first()
-                    .and_then(|&(a, b)| self.overlap_guard(a, b, hint))
-                {
-                    Some(g) => guards.push(g),
-                    None => all_guarded = false,
-                }
+                    .and_then(|&(a, b)| self.overlap_guard(a, b, hint));
+                tally.guard(g);
             }
         }
-        for p in &hint.pairs {
-            let st = persistent
-                .get(&(p.a, p.b))
-                .copied()
-                .unwrap_or(PairProof::HintOnly);
-            pairs.push(PairStatus::new(p.a, p.b, true, st));
-        }
-        pairs.sort_by_key(|p| (p.a, p.b));
-        let proved = all_proved && self.domain.complete;
-        if !proved && self.counterexample.is_none() {
-            self.sample_refuter();
-        }
-        // At the counterexample, the pairs whose verdict flips are refuted
-        // (at most `REFUTED_LISTED` of them: at a counterexample where many
-        // views collide there can be quadratically many).
-        if let Some(at) = self
+        persistent
+    }
+
+    /// At the counterexample, the pairs whose verdict flips are refuted (at
+    /// most `REFUTED_LISTED` of them: at a counterexample where many views
+    /// collide there can be quadratically many).
+    fn mark_refuted(&mut self, pairs: &mut Vec<PairStatus>, hint: &GroupAnswer) {
+        let Some(at) = self
             .counterexample
             .as_ref()
             .and_then(|cx| self.analyze_at(cx))
-        {
-            let at_hint: HashSet<(usize, usize)> = hint.pairs.iter().map(|p| (p.a, p.b)).collect();
-            let at_cx: HashSet<(usize, usize)> = at.pairs.iter().map(|p| (p.a, p.b)).collect();
-            let mut flipped: Vec<(usize, usize, bool)> = hint
-                .pairs
-                .iter()
-                .map(|p| (p.a, p.b))
-                .filter(|p| !at_cx.contains(p))
-                .map(|(a, b)| (a, b, true))
-                .chain(
-                    at.pairs
-                        .iter()
-                        .map(|p| (p.a, p.b))
-                        .filter(|p| !at_hint.contains(p))
-                        .map(|(a, b)| (a, b, false)),
-                )
-                .collect();
-            flipped.sort_unstable();
-            flipped.truncate(REFUTED_LISTED);
-            let index: HashMap<(usize, usize), usize> = pairs
-                .iter()
-                .enumerate()
-                .map(|(k, p)| ((p.a, p.b), k))
-                .collect();
-            for (a, b, overlap) in flipped {
-                match index.get(&(a, b)) {
-                    Some(&k) => pairs[k].proof = PairProof::Refuted,
-                    None => pairs.push(PairStatus::new(a, b, overlap, PairProof::Refuted)),
-                }
+        else {
+            return;
+        };
+        let at_hint: HashSet<(usize, usize)> = hint.pairs.iter().map(|p| (p.a, p.b)).collect();
+        let at_cx: HashSet<(usize, usize)> = at.pairs.iter().map(|p| (p.a, p.b)).collect();
+        let mut flipped: Vec<(usize, usize, bool)> = hint
+            .pairs
+            .iter()
+            .map(|p| (p.a, p.b))
+            .filter(|p| !at_cx.contains(p))
+            .map(|(a, b)| (a, b, true))
+            .chain(
+                at.pairs
+                    .iter()
+                    .map(|p| (p.a, p.b))
+                    .filter(|p| !at_hint.contains(p))
+                    .map(|(a, b)| (a, b, false)),
+            )
+            .collect();
+        flipped.sort_unstable();
+        flipped.truncate(REFUTED_LISTED);
+        let index: HashMap<(usize, usize), usize> = pairs
+            .iter()
+            .enumerate()
+            .map(|(k, p)| ((p.a, p.b), k))
+            .collect();
+        for (a, b, overlap) in flipped {
+            match index.get(&(a, b)) {
+                Some(&k) => pairs[k].proof = PairProof::Refuted,
+                None => pairs.push(PairStatus::new(a, b, overlap, PairProof::Refuted)),
             }
-            pairs.sort_by_key(|p| (p.a, p.b));
         }
+        pairs.sort_by_key(|p| (p.a, p.b));
+    }
+
+    /// The case's proof: the invariant, the counterexample as a full
+    /// assignment (the symbols a model or sample left out keep their
+    /// hints), the pairs, and the shape guards when every requirement is
+    /// proved or guarded.
+    fn report(self, mut tally: Tally, proved: bool) -> CaseProof {
         let invariant = if proved {
             Some(true)
         } else if self.counterexample.is_some() {
@@ -534,34 +586,32 @@ impl Prover<'_, '_> {
         } else {
             None
         };
-        guards.sort();
-        guards.dedup();
+        tally.guards.sort();
+        tally.guards.dedup();
         debug!(?invariant, queries = self.queries, "proof done");
+        let counterexample = self.counterexample.map(|cx| {
+            let set: HashMap<Symbol, i64> = cx.iter().copied().collect();
+            self.env
+                .symbols()
+                .iter()
+                .filter_map(|&s| {
+                    set.get(&s)
+                        .copied()
+                        .or_else(|| self.env.hint(s))
+                        .map(|v| (s, v))
+                })
+                .map(|(s, v)| (self.pool.symbol_name(s).to_string(), v))
+                .collect()
+        });
         CaseProof {
             invariant,
-            // Reported as a full assignment: the symbols a model or sample
-            // left out keep their hints.
-            counterexample: self.counterexample.map(|cx| {
-                let set: HashMap<Symbol, i64> = cx.iter().copied().collect();
-                self.env
-                    .symbols()
-                    .iter()
-                    .filter_map(|&s| {
-                        set.get(&s)
-                            .copied()
-                            .or_else(|| self.env.hint(s))
-                            .map(|v| (s, v))
-                    })
-                    .map(|(s, v)| (self.pool.symbol_name(s).to_string(), v))
-                    .collect()
-            }),
-            pairs,
+            counterexample,
+            pairs: tally.pairs,
             shape_guards: if proved {
                 Some(Vec::new())
             } else {
-                all_guarded.then_some(guards)
+                tally.all_guarded.then_some(tally.guards)
             },
-            queries: self.queries,
         }
     }
 
