@@ -2,7 +2,7 @@
 //! (offsets `i*s0`), 100 and 1,000 of them, and the largest symbolic cases of
 //! the development corpus. Baseline in the same run: the hint-only analysis
 //! (what PyTorch does, minus its O(k²) symbolic comparisons). Also the
-//! generated cases of `tests/symbolic_completeness.rs` (issue 22), per family.
+//! generated cases of `tests/integration/symbolic_completeness.rs` (issue 22), per family.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;

@@ -4,15 +4,21 @@
 //! `cargo run --example embed` (CI runs it). The group is PyTorch's #29:
 //! `x = ones(s0)` with views `a = x[:5]`, `b = x[7:13]`, `c = x[9:]`.
 
-use symalias::{parse, Analyzer, Call, Group, GuardSet, Invariance, Layout, Member, Scope};
+use symalias::{
+    parse, Analyzer, Call, CallTensor, Group, GuardSet, Invariance, Layout, Member, Scope,
+    SymbolDecl, View,
+};
 
 /// The #29 group for `s0 >= min_s0` (hint 20).
 fn group(min_s0: i64) -> (Scope, Group) {
     let mut scope = Scope::new();
-    let source = Some("L['x'].size()[0]".to_string());
+    let s0 = SymbolDecl::new("s0")
+        .hint(20)
+        .min(min_s0)
+        .source("L['x'].size()[0]");
     scope
         .env
-        .declare(&mut scope.pool, "s0", Some(20), Some(min_s0), None, source)
+        .declare(&mut scope.pool, &s0)
         .expect("a valid symbol");
     let mut e = |text: &str| parse(&mut scope.pool, text).expect("a valid expression");
     let one = e("1");
@@ -42,14 +48,20 @@ fn group(min_s0: i64) -> (Scope, Group) {
 
 /// A call with `x` of size `n` and the three views as the graph slices them.
 fn call(n: i64) -> Call {
-    let t = |obj: &str, size: i64, offset: i64| serde_json::json!({"object": obj, "storage": "X", "sizes": [size], "strides": [1], "storage_offset": offset, "itemsize": 4});
-    serde_json::from_value(serde_json::json!({"inputs": [
-        {"source": "L['x']", "tensor": t("x", n, 0)},
-        {"source": "L['a']", "tensor": t("a", 5, 0)},
-        {"source": "L['b']", "tensor": t("b", 6, 7)},
-        {"source": "L['c']", "tensor": t("c", n - 9, 9)}
-    ]}))
-    .expect("a call")
+    let t = |object: &str, size: i64, offset: i64| {
+        let view = View {
+            sizes: vec![size],
+            strides: vec![1],
+            offset,
+            itemsize: 4,
+        };
+        CallTensor::new(object, "X", view)
+    };
+    Call::new()
+        .tensor("L['x']", t("x", n, 0))
+        .tensor("L['a']", t("a", 5, 0))
+        .tensor("L['b']", t("b", 6, 7))
+        .tensor("L['c']", t("c", n - 9, 9))
 }
 
 fn main() {

@@ -5,11 +5,11 @@
 //! the compiled code will see, and which guards keep that answer true.
 //!
 //! ```
-//! use symalias::{parse, Analyzer, Group, GuardSet, Invariance, Layout, Member, Scope};
+//! use symalias::{parse, Analyzer, Group, GuardSet, Invariance, Layout, Member, Scope, SymbolDecl};
 //! // x = ones(s0), s0 >= 9 (hint 20); b = x[7:13], c = x[9:].
 //! let mut scope = Scope::new();
-//! scope.env.declare(&mut scope.pool, "s0", Some(20), Some(9), None,
-//!                   Some("L['x'].size()[0]".into())).unwrap();
+//! let s0 = SymbolDecl::new("s0").hint(20).min(9).source("L['x'].size()[0]");
+//! scope.env.declare(&mut scope.pool, &s0).unwrap();
 //! let mut e = |t: &str| parse(&mut scope.pool, t).unwrap();
 //! let (one, six, seven, nine, rest) = (e("1"), e("6"), e("7"), e("9"), e("s0 - 9"));
 //! let view = |source: &str, size, offset| Member {
@@ -50,6 +50,7 @@ pub use analysis::{
     Analyzer, AnalyzerOptions, Group, GroupError, Invariance, Member, OverlapReport, PairReport,
     Program, ProgramError, ProgramReport, Scope,
 };
+pub use env::SymbolDecl;
 pub use expr::{parse, ExprId, ExprPool, Symbol};
 pub use guards::check::{Call, CallInput, CallTensor, CheckError, Failure, GuardSet, Outcome};
 pub use guards::{Guard, GuardKind};

@@ -75,9 +75,9 @@ pub struct SyntheticBase {
     pub base_object: Option<String>,
 }
 
-/// A storage group the pass looked at.
+/// A storage group the pass looked at (the glossary's *storage group*).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GroupReport {
+pub struct StorageGroup {
     /// The storage.
     pub storage: String,
     /// Members (deduped indices).
@@ -94,7 +94,7 @@ pub struct SyntheticBases {
     /// The synthetic bases, in inner order (they come first).
     pub bases: Vec<SyntheticBase>,
     /// Every storage group with ≥ 2 tensor members, in first-appearance order.
-    pub groups: Vec<GroupReport>,
+    pub groups: Vec<StorageGroup>,
 }
 
 impl SyntheticBases {
@@ -177,7 +177,7 @@ pub fn merge_view_inputs(
         if members.len() < 2 {
             continue;
         }
-        let mut report = GroupReport {
+        let mut report = StorageGroup {
             storage: storage.clone(),
             members: members.iter().map(|&i| DedupedIdx(i)).collect(),
             overlap: None,

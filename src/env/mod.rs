@@ -100,6 +100,56 @@ pub enum EnvError {
     },
 }
 
+/// A symbol's declaration: its name, example value (hint), inclusive range
+/// (`None`: unbounded) and run-time source. Checked by [`Env::declare`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SymbolDecl {
+    /// An identifier, not a reserved function name.
+    pub name: String,
+    /// The example value: the call being compiled.
+    pub hint: Option<i64>,
+    /// The least value allowed.
+    pub min: Option<i64>,
+    /// The greatest value allowed.
+    pub max: Option<i64>,
+    /// Where the value comes from at run time (`L['x'].size()[0]`).
+    pub source: Option<String>,
+}
+
+impl SymbolDecl {
+    /// A symbol with no hint, unbounded, without source.
+    pub fn new(name: impl Into<String>) -> Self {
+        SymbolDecl {
+            name: name.into(),
+            ..SymbolDecl::default()
+        }
+    }
+
+    /// With this hint.
+    pub fn hint(mut self, hint: i64) -> Self {
+        self.hint = Some(hint);
+        self
+    }
+
+    /// With this least value.
+    pub fn min(mut self, min: i64) -> Self {
+        self.min = Some(min);
+        self
+    }
+
+    /// With this greatest value.
+    pub fn max(mut self, max: i64) -> Self {
+        self.max = Some(max);
+        self
+    }
+
+    /// With this run-time source.
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+}
+
 /// The shape environment of one analysis. Symbols are those of one [`ExprPool`].
 #[derive(Clone, Debug, Default)]
 pub struct Env {
@@ -118,15 +168,25 @@ impl Env {
 
     /// Declares a symbol. Errors when the range is empty, the hint lies outside
     /// it, the name is reserved, or the symbol was declared before.
-    pub fn declare(
-        &mut self,
-        pool: &mut ExprPool,
-        name: &str,
-        hint: Option<i64>,
-        min: Option<i64>,
-        max: Option<i64>,
-        source: Option<String>,
-    ) -> Result<Symbol, EnvError> {
+    ///
+    /// ```
+    /// use symalias::env::{Env, SymbolDecl};
+    /// use symalias::ExprPool;
+    /// let (mut pool, mut env) = (ExprPool::new(), Env::new());
+    /// let decl = SymbolDecl::new("s0").hint(20).min(2).source("L['x'].size()[0]");
+    /// let s0 = env.declare(&mut pool, &decl).unwrap();
+    /// assert_eq!(env.hint(s0), Some(20));
+    /// assert!(env.declare(&mut pool, &SymbolDecl::new("s1").hint(1).min(2)).is_err());
+    /// ```
+    pub fn declare(&mut self, pool: &mut ExprPool, decl: &SymbolDecl) -> Result<Symbol, EnvError> {
+        let SymbolDecl {
+            name,
+            hint,
+            min,
+            max,
+            source,
+        } = decl;
+        let (name, hint, min, max) = (name.as_str(), *hint, *min, *max);
         let mut chars = name.chars();
         let identifier = chars
             .next()
@@ -166,7 +226,7 @@ impl Env {
             SymbolInfo {
                 hint,
                 declared,
-                source,
+                source: source.clone(),
             },
         );
         self.order.push(sym);
@@ -295,11 +355,11 @@ impl Env {
     /// float-valued parts are unbounded.
     ///
     /// ```
-    /// use symalias::env::{Env, Interval};
+    /// use symalias::env::{Env, Interval, SymbolDecl};
     /// use symalias::expr::{parse, ExprPool};
     /// let mut pool = ExprPool::new();
     /// let mut env = Env::new();
-    /// env.declare(&mut pool, "s0", Some(4), Some(2), Some(10), None).unwrap();
+    /// env.declare(&mut pool, &SymbolDecl::new("s0").hint(4).min(2).max(10)).unwrap();
     /// let e = parse(&mut pool, "3*s0 - (s0//2)").unwrap();
     /// assert_eq!(env.interval(&pool, e), Interval::new(Some(1), Some(29)));
     /// ```

@@ -5,6 +5,7 @@
 use super::error::{abbrev, InputError};
 use super::types::{ExprField, SymbolSpec};
 use crate::analysis::Scope;
+use crate::env::SymbolDecl;
 use crate::expr::{parse, ExprId};
 use crate::layout::Layout;
 use std::collections::BTreeMap;
@@ -29,11 +30,13 @@ pub fn load_env(
         out.env
             .declare(
                 &mut out.pool,
-                name,
-                spec.hint,
-                spec.min,
-                spec.max,
-                spec.source.clone(),
+                &SymbolDecl {
+                    name: name.clone(),
+                    hint: spec.hint,
+                    min: spec.min,
+                    max: spec.max,
+                    source: spec.source.clone(),
+                },
             )
             .map_err(|e| InputError::field(format!("symbols.{name}"), e.to_string()))?;
     }

@@ -25,6 +25,6 @@ pub use program::{
     MetaDoc, OutputInfoDoc, ProgramDoc, ProgramResult, SyntheticDoc, TangentDoc, TensorDoc,
 };
 pub use types::{
-    ErrorLine, Expect, ExprCase, ExprField, ExprResult, OverlapCase, OverlapResult, PairResult,
-    PairWitness, SelfOverlapResult, SymbolSpec, TensorSpec,
+    ErrorLine, Expect, ExprCase, ExprField, ExprResult, OverlapCase, OverlapResult, PairDoc,
+    SelfOverlapResult, SymbolSpec, TensorSpec, WitnessDoc,
 };

@@ -7,7 +7,7 @@ use super::error::InputError;
 use super::guard::GuardDoc;
 use super::load::{load_env, load_layout};
 use super::types::{
-    ExprField, OverlapCase, OverlapResult, PairResult, PairWitness, SelfOverlapResult, TensorSpec,
+    ExprField, OverlapCase, OverlapResult, PairDoc, SelfOverlapResult, TensorSpec, WitnessDoc,
 };
 use crate::analysis::{Analyzer, Group, Member, OverlapReport};
 use crate::expr::ExprPool;
@@ -194,8 +194,8 @@ pub(crate) fn self_overlap_results(r: &OverlapReport) -> Vec<SelfOverlapResult> 
         .collect()
 }
 
-fn witness_doc(w: &crate::overlap::Witness) -> PairWitness {
-    PairWitness {
+fn witness_doc(w: &crate::overlap::Witness) -> WitnessDoc {
+    WitnessDoc {
         address: w.address,
         index_a: w.index_a.clone(),
         index_b: w.index_b.clone(),
@@ -203,10 +203,10 @@ fn witness_doc(w: &crate::overlap::Witness) -> PairWitness {
 }
 
 /// The §3 `pairs` of a report.
-pub(crate) fn pair_results(r: &OverlapReport) -> Vec<PairResult> {
+pub(crate) fn pair_results(r: &OverlapReport) -> Vec<PairDoc> {
     r.pairs
         .iter()
-        .map(|p| PairResult {
+        .map(|p| PairDoc {
             a: p.a,
             b: p.b,
             overlap: p.overlap,

@@ -175,7 +175,7 @@ use crate::overlap::PairProof;
 
 /// Per-pair detail of an overlap result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PairResult {
+pub struct PairDoc {
     /// First tensor index.
     pub a: usize,
     /// Second tensor index.
@@ -186,12 +186,12 @@ pub struct PairResult {
     pub proof: PairProof,
     /// A shared byte address and the indices of both tensors reaching it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub witness: Option<PairWitness>,
+    pub witness: Option<WitnessDoc>,
 }
 
 /// The evidence of an overlap: one shared byte and the element indices reaching it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PairWitness {
+pub struct WitnessDoc {
     /// The shared byte address (storage offset in bytes).
     pub address: i64,
     /// Index into tensor `a`.
@@ -216,7 +216,7 @@ pub struct OverlapResult {
     /// Per-pair detail: every overlapping (or undecided) pair; pairs not
     /// listed are disjoint.
     #[serde(default)]
-    pub pairs: Vec<PairResult>,
+    pub pairs: Vec<PairDoc>,
     /// Candidate pairs of a degenerate group (many views over one place)
     /// that were neither decided nor listed, past the listing cap: they lie
     /// inside an already connected component of the overlap graph, so they
@@ -258,7 +258,7 @@ pub struct SelfOverlapResult {
     pub proof: PairProof,
     /// A byte it reaches from two indices (`index_a != index_b`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub witness: Option<PairWitness>,
+    pub witness: Option<WitnessDoc>,
     /// With `refuted`: an allowed assignment at which the verdict differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counterexample: Option<std::collections::BTreeMap<String, i64>>,

@@ -138,12 +138,12 @@ fn rewrites(mask: u8) -> &'static [Rewrite<Sym, FactsAnalysis>] {
 /// Simplifies `e` under the facts of `env`.
 ///
 /// ```
-/// use symalias::env::Env;
+/// use symalias::env::{Env, SymbolDecl};
 /// use symalias::expr::{parse, ExprPool};
 /// use symalias::simplify::{simplify, SimplifyOptions};
 /// let mut pool = ExprPool::new();
 /// let mut env = Env::new();
-/// env.declare(&mut pool, "s0", Some(4), Some(2), Some(5), None).unwrap();
+/// env.declare(&mut pool, &SymbolDecl::new("s0").hint(4).min(2).max(5)).unwrap();
 /// let e = parse(&mut pool, "Min(s0, 5) + Mod(s0, 8) + ModularIndexing(s0, 1, 16)").unwrap();
 /// let out = simplify(&mut pool, &env, e, &SimplifyOptions::default());
 /// assert_eq!(pool.display(out.expr).to_string(), "3*s0");

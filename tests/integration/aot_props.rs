@@ -5,9 +5,7 @@
 //! counts are consistent; duplicates and synthetic bases are consistent with
 //! object identity and with brute-force byte overlap.
 
-mod common;
-
-use common::random_programs::{generate, Gen};
+use crate::common::random_programs::{generate, Gen};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use symalias::analysis::Analyzer;
@@ -21,7 +19,7 @@ fn ints(v: &Value) -> Vec<i64> {
 
 fn check(g: &Gen, analyzer: &mut Analyzer) -> Result<(), String> {
     let p: ProgramDoc = serde_json::from_value(g.program.clone()).map_err(|e| e.to_string())?;
-    let r = common::analyze_json(&g.program, analyzer)?;
+    let r = crate::common::analyze_json(&g.program, analyzer)?;
     let errors = r["errors"].as_array().cloned().unwrap_or_default();
     let n = p.inputs.len();
     // Dedupe: kept = first occurrence of each object; the map points at it.
@@ -164,7 +162,7 @@ fn check(g: &Gen, analyzer: &mut Analyzer) -> Result<(), String> {
 }
 
 fn cases() -> u32 {
-    common::env_count("SYMALIAS_AOT_CASES", 1000)
+    crate::common::env_count("SYMALIAS_AOT_CASES", 1000)
 }
 
 proptest! {

@@ -4,9 +4,7 @@
 //! an array's length); expected objects match as subsets (extra keys in the
 //! result are allowed), arrays element by element.
 
-mod common;
-
-use common::programs;
+use crate::common::programs;
 use serde_json::Value;
 use symalias::analysis::Analyzer;
 
@@ -44,8 +42,8 @@ fn every_scenario_program_gives_its_expected_result() {
     assert!(all.len() >= 24, "{} programs", all.len());
     let mut failures = Vec::new();
     for (file, doc) in &all {
-        let result =
-            common::analyze_json(doc, &mut analyzer).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let result = crate::common::analyze_json(doc, &mut analyzer)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
         let expect = doc["expect"]
             .as_object()
             .unwrap_or_else(|| panic!("{file}: no expect"));
@@ -73,8 +71,8 @@ fn guard_lists_fail_on_the_calls_that_change_the_decisions() {
     let mut analyzer = Analyzer::default();
     let run = |file: &str, analyzer: &mut Analyzer| -> (GuardSet, ()) {
         let (_, doc) = programs().into_iter().find(|(f, _)| f == file).unwrap();
-        let r = common::analyze_json(&doc, analyzer).unwrap();
-        (common::guard_set(&r), ())
+        let r = crate::common::analyze_json(&doc, analyzer).unwrap();
+        (crate::common::guard_set(&r), ())
     };
     let check = |set: &GuardSet, _: &(), call: &Call| set.check(call);
     let t = |obj: &str, sizes: &[i64], strides: &[i64], off: i64| serde_json::json!({"object": obj, "storage": "S", "sizes": sizes, "strides": strides, "storage_offset": off, "itemsize": 4});

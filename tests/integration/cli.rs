@@ -1,8 +1,6 @@
 //! The `symalias` command: answers, error messages and exit codes.
 
-mod common;
-
-use common::cli::run;
+use crate::common::cli::run;
 use std::process::Output;
 
 fn text(b: &[u8]) -> String {

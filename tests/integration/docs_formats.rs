@@ -4,11 +4,9 @@
 //! `symalias check-guards` against the last overlap output, gives its output
 //! (and the exit code 0 for a pass, 1 for a fail).
 
-mod common;
-
 /// The CLI's standard output and exit code.
 fn run(args: &[&str], stdin: &str) -> (String, i32) {
-    let out = common::cli::run(args, stdin);
+    let out = crate::common::cli::run(args, stdin);
     (
         String::from_utf8(out.stdout).unwrap(),
         out.status.code().unwrap_or(-1),

@@ -2,9 +2,7 @@
 //! re-parses to the same canonical expression, and keeps its value (against
 //! the as-written syntax tree) at the hints and at random points in range.
 
-mod common;
-
-use common::{corpus_lines, Rng};
+use crate::common::{corpus_lines, Rng};
 use hashbrown::HashMap;
 use symalias::expr::{narrow, parse, parse_ast, ExprPool, Ty, Value};
 
@@ -136,7 +134,7 @@ fn every_corpus_expression_round_trips() {
                 .collect();
             let by_name = |n: &str| point.get(n).copied();
             let by_sym = |s| point.get(pool.symbol_name(s)).copied();
-            let reference = common::ast_eval::eval_ast(&ast, &by_name).and_then(narrow);
+            let reference = crate::common::ast_eval::eval_ast(&ast, &by_name).and_then(narrow);
             let got = pool.eval(e, &by_sym);
             let got2 = pool.eval(e2, &by_sym);
             if let Ok(want) = reference {

@@ -9,10 +9,8 @@
 //! * simplification under random ranges (and an assumption) keeps the value at
 //!   every point of the box where the input is defined, and never grows.
 
-mod common;
-
 use proptest::prelude::*;
-use symalias::env::Env;
+use symalias::env::{Env, SymbolDecl};
 use symalias::expr::{parse, parse_ast, ExprPool, Node, Value};
 
 const SYMS: [&str; 3] = ["s0", "s1", "u2"];
@@ -189,7 +187,7 @@ proptest! {
             let got = pool.eval(e, &lookup(&pool, at));
             prop_assert_eq!(got.clone().ok(), Some(Value::Int(want)), "`{}` -> `{}` at {:?}: {:?}", text, pool.display(e), at, got);
             let by_name = |n: &str| SYMS.iter().position(|s| *s == n).map(|i| at[i]);
-            prop_assert_eq!(common::ast_eval::eval_ast(&ast, &by_name).ok(), Some(symalias::expr::arith::Wide::Int(want as i128)));
+            prop_assert_eq!(crate::common::ast_eval::eval_ast(&ast, &by_name).ok(), Some(symalias::expr::arith::Wide::Int(want as i128)));
         }
     }
 
@@ -242,7 +240,7 @@ proptest! {
         let mut pool = ExprPool::new();
         let mut env = Env::new();
         for (i, (lo, w)) in ranges.iter().enumerate() {
-            env.declare(&mut pool, SYMS[i], Some(*lo), Some(*lo), Some(lo + w), None).unwrap();
+            env.declare(&mut pool, &SymbolDecl::new(SYMS[i]).hint(*lo).min(*lo).max(lo + w)).unwrap();
         }
         let e = parse(&mut pool, &render(&t)).unwrap();
         let iv = env.interval(&pool, e);
@@ -258,7 +256,7 @@ proptest! {
 }
 
 fn simplify_cases() -> u32 {
-    common::env_count("SYMALIAS_SIMPLIFY_CASES", 1500)
+    crate::common::env_count("SYMALIAS_SIMPLIFY_CASES", 1500)
 }
 
 proptest! {
@@ -274,7 +272,7 @@ proptest! {
         let mut pool = ExprPool::new();
         let mut env = Env::new();
         for (i, (lo, w)) in ranges.iter().enumerate() {
-            env.declare(&mut pool, SYMS[i], Some(*lo), Some(*lo), Some(lo + w), None).unwrap();
+            env.declare(&mut pool, &SymbolDecl::new(SYMS[i]).hint(*lo).min(*lo).max(lo + w)).unwrap();
         }
         // An optional assumption `a <= b + k`, kept only when the hints satisfy it.
         let mut assumption = None;

@@ -4,10 +4,8 @@
 //! differ (re-running the whole analysis on the concrete call), in
 //! particular on the call where PyTorch 2.9.1 silently reuses a wrong graph.
 
-mod common;
-
-use common::calls::{concrete_call, decisions, hints};
-use common::programs;
+use crate::common::calls::{concrete_call, decisions, hints};
+use crate::common::programs;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use symalias::analysis::Analyzer as Solver;
@@ -25,11 +23,11 @@ struct Compiled {
 }
 
 fn compile(doc: Value, solver: &mut Solver) -> Compiled {
-    let result = common::analyze_json(&doc, solver).unwrap();
+    let result = crate::common::analyze_json(&doc, solver).unwrap();
     assert_eq!(result["errors"], json!([]), "{}", result["errors"]);
     Compiled {
         doc,
-        guards: common::guard_set(&result),
+        guards: crate::common::guard_set(&result),
         result,
     }
 }
@@ -50,7 +48,7 @@ fn call(
     let (call, concrete) = concrete_call(&c.doc, at, edit).expect("a valid call");
     let call: Call = serde_json::from_value(call).unwrap();
     let outcome = c.guards.check(&call).unwrap();
-    let now = common::analyze_json(&concrete, solver).unwrap();
+    let now = crate::common::analyze_json(&concrete, solver).unwrap();
     let same = decisions(&now, at) == decisions(&c.result, at);
     let failed = outcome
         .failure()

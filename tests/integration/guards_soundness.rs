@@ -7,10 +7,8 @@
 //! which inputs are merged into which synthetic base, and the inner metadata.
 //! Zero violations; the needless-recompile rate is printed.
 
-mod common;
-
-use common::calls::{concrete_call, decisions};
-use common::{programs, Rng};
+use crate::common::calls::{concrete_call, decisions};
+use crate::common::{programs, Rng};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use symalias::analysis::Analyzer as Solver;
@@ -138,7 +136,7 @@ fn harness(
         violations: Vec::new(),
     };
     for (name, doc) in programs {
-        let Ok(compiled) = common::analyze_json(&doc, &mut solver) else {
+        let Ok(compiled) = crate::common::analyze_json(&doc, &mut solver) else {
             st.skipped += calls;
             continue;
         };
@@ -164,7 +162,7 @@ fn harness(
                 st.skipped += 1;
                 continue;
             };
-            let Ok(now) = common::analyze_json(&concrete, &mut solver) else {
+            let Ok(now) = crate::common::analyze_json(&concrete, &mut solver) else {
                 st.skipped += 1;
                 continue;
             };
@@ -226,7 +224,7 @@ fn report(what: &str, st: &Stats, min_calls: usize) {
 
 #[test]
 fn guards_that_pass_keep_every_decision() {
-    let calls = common::env_count("SYMALIAS_GUARD_CALLS", 400);
+    let calls = crate::common::env_count("SYMALIAS_GUARD_CALLS", 400);
     report(
         "§5 programs",
         &harness(programs(), calls, 0x6a7d, false, None),
@@ -264,7 +262,7 @@ fn every_kind_of_guard_is_needed_somewhere() {
 /// Every symbolic case of the overlap dev corpus as a program: its views are
 /// inputs of one storage, the first one mutated.
 fn corpus_programs() -> Vec<(String, Value)> {
-    common::corpus_lines("overlap_dev.jsonl")
+    crate::common::corpus_lines("overlap_dev.jsonl")
         .into_iter()
         .filter(|c| c["symbols"].as_object().is_some_and(|s| !s.is_empty()))
         .map(|c| {
@@ -289,7 +287,7 @@ fn corpus_programs() -> Vec<(String, Value)> {
 
 #[test]
 fn guards_that_pass_keep_every_decision_on_the_symbolic_corpus() {
-    let calls = common::env_count("SYMALIAS_GUARD_CORPUS_CALLS", 20);
+    let calls = crate::common::env_count("SYMALIAS_GUARD_CORPUS_CALLS", 20);
     report(
         "symbolic corpus",
         &harness(corpus_programs(), calls, 0x5eed, true, None),
@@ -302,10 +300,10 @@ fn guards_that_pass_keep_every_decision_on_the_symbolic_corpus() {
 /// symbolic row count) through the same harness.
 #[test]
 fn guards_that_pass_keep_every_decision_on_random_programs() {
-    let n: u64 = common::env_count("SYMALIAS_GUARD_RANDOM_PROGRAMS", 300);
+    let n: u64 = crate::common::env_count("SYMALIAS_GUARD_RANDOM_PROGRAMS", 300);
     let progs = (0..n)
         .map(|k| {
-            let g = common::random_programs::generate(0x5eed_0000 + k, k % 2 == 1);
+            let g = crate::common::random_programs::generate(0x5eed_0000 + k, k % 2 == 1);
             (format!("random-{k}"), g.program)
         })
         .collect();
@@ -394,7 +392,7 @@ fn malformed_calls_are_reported_not_passed() {
     let mut rng = Rng(0x0bad_ca11);
     let mut errors = 0;
     for (name, doc) in programs() {
-        let Ok(compiled) = common::analyze_json(&doc, &mut solver) else {
+        let Ok(compiled) = crate::common::analyze_json(&doc, &mut solver) else {
             continue;
         };
         let guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
@@ -404,7 +402,7 @@ fn malformed_calls_are_reported_not_passed() {
         let symbols: BTreeMap<String, String> =
             serde_json::from_value(compiled["symbols"].clone()).unwrap();
         let set = prepare_guards(&guards, &symbols).unwrap();
-        let at = common::calls::hints(&doc);
+        let at = crate::common::calls::hints(&doc);
         let (call, _) = concrete_call(&doc, &at, &mut |_, _| {}).unwrap();
         // The sources the guards read: breaking one of them must be noticed.
         let read: Vec<usize> = (0..call["inputs"].as_array().unwrap().len())

@@ -6,13 +6,11 @@
 //! * `invariant: false` comes with a counterexample that really changes it;
 //! * shape guards imply the verdict wherever they all hold.
 
-mod common;
-
-use common::views::repeats_an_element;
+use crate::common::views::repeats_an_element;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::cell::Cell;
-use symalias::env::Env;
+use symalias::env::{Env, SymbolDecl};
 use symalias::expr::{parse, ExprPool};
 use symalias::layout::Layout;
 use symalias::overlap::{prove_internal, ProofOptions};
@@ -88,11 +86,10 @@ fn check(
         ids.push(
             env.declare(
                 &mut pool,
-                &format!("s{i}"),
-                Some(hint),
-                Some(min),
-                Some(max),
-                None,
+                &SymbolDecl::new(format!("s{i}"))
+                    .hint(hint)
+                    .min(min)
+                    .max(max),
             )
             .unwrap(),
         );
@@ -181,7 +178,7 @@ fn check(
 
 #[test]
 fn internal_proofs_hold_on_every_assignment() {
-    let cases = common::env_count("SYMALIAS_PROOF_CASES", 400u32);
+    let cases = crate::common::env_count("SYMALIAS_PROOF_CASES", 400u32);
     // A fixed seed: with a fresh one per run the unknown count of 400 cases
     // wandered over 23-44, across the old 10% bound (a flaky test).
     let mut runner = TestRunner::new_with_rng(
@@ -238,9 +235,9 @@ fn guards_keep_the_verdict(
     };
     let overlaps_at_hints = r.self_overlapping == [0];
     let docs = serde_json::to_value(&r.guards).unwrap();
-    let set = common::guard_set(&serde_json::json!({"guards": docs, "symbols": r.symbols}));
+    let set = crate::common::guard_set(&serde_json::json!({"guards": docs, "symbols": r.symbols}));
     for vals in assignments(syms) {
-        let Some(views) = common::views::case_views_at(&case, &vals) else {
+        let Some(views) = crate::common::views::case_views_at(&case, &vals) else {
             continue;
         };
         let v = &views[0];
@@ -275,7 +272,7 @@ fn guards_keep_the_verdict(
 fn unproved_self_overlap_is_guarded() {
     let mut runner = TestRunner::new_with_rng(
         Config {
-            cases: common::env_count("SYMALIAS_PROOF_CASES", 400u32) / 2,
+            cases: crate::common::env_count("SYMALIAS_PROOF_CASES", 400u32) / 2,
             failure_persistence: None,
             ..Config::default()
         },

@@ -2,10 +2,8 @@
 //! exactly the expected overlapping set and pairs at the hints, and every
 //! witness must be a byte that both views really cover.
 
-mod common;
-
-use common::corpus;
-use common::views::{brute_group, covers};
+use crate::common::corpus;
+use crate::common::views::{brute_group, covers};
 use std::process::Command;
 use symalias::analysis::{Analyzer, AnalyzerOptions};
 use symalias::io::{
@@ -180,7 +178,11 @@ fn cli_answers_every_corpus_case_exactly() {
             );
             match r.invariant {
                 Some(true) => {
-                    assert!(common::partition_guards(&r).is_empty(), "{}", case.id);
+                    assert!(
+                        crate::common::partition_guards(&r).is_empty(),
+                        "{}",
+                        case.id
+                    );
                     if in_box {
                         proved_in_box += 1;
                     }
@@ -216,7 +218,7 @@ fn cli_answers_every_corpus_case_exactly() {
             assert!(r.guards.is_empty());
         }
         assert!(
-            common::self_overlap_guarded_iff_unproved(&r),
+            crate::common::self_overlap_guarded_iff_unproved(&r),
             "{}: self_overlap guard vs unproved self-overlap",
             case.id
         );

@@ -4,9 +4,7 @@
 //! `SYMALIAS_DIFF_CASES` sets the number of random groups per test (default
 //! 20,000; the notes report a run with 1,000,000).
 
-mod common;
-
-use common::views::{brute_group, covers};
+use crate::common::views::{brute_group, covers};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use symalias::layout::View;
@@ -15,7 +13,7 @@ use symalias::overlap::{
 };
 
 fn cases() -> u32 {
-    common::env_count("SYMALIAS_DIFF_CASES", 20_000)
+    crate::common::env_count("SYMALIAS_DIFF_CASES", 20_000)
 }
 
 fn view(itemsizes: &'static [i64]) -> impl Strategy<Value = View> {

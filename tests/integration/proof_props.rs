@@ -5,9 +5,7 @@
 //!   the classification;
 //! * shape guards must imply the classification wherever they all hold.
 
-mod common;
-
-use common::views::brute_group;
+use crate::common::views::brute_group;
 use proptest::prelude::*;
 use serde_json::json;
 use symalias::analysis::Analyzer;
@@ -136,7 +134,7 @@ fn guard_holds(text: &str, at: &[i64]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: common::env_count("SYMALIAS_PROOF_CASES", 400), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::env_count("SYMALIAS_PROOF_CASES", 400), ..ProptestConfig::default() })]
 
     #[test]
     fn proofs_counterexamples_and_guards_hold_on_the_whole_domain((syms, case) in case()) {
@@ -147,7 +145,7 @@ proptest! {
         let domain = assignments(&syms);
         match r.invariant {
             Some(true) => {
-                prop_assert!(common::partition_guards(&r).is_empty());
+                prop_assert!(crate::common::partition_guards(&r).is_empty());
                 for at in &domain {
                     prop_assert_eq!(&classify(at), &r.overlapping, "claimed invariant, but not at {:?}: {}", at, text);
                 }
@@ -161,7 +159,7 @@ proptest! {
             }
             None => prop_assert!(!r.guards.is_empty()),
         }
-        prop_assert!(common::self_overlap_guarded_iff_unproved(&r), "self_overlap guard vs unproved self-overlap: {}", text);
+        prop_assert!(crate::common::self_overlap_guarded_iff_unproved(&r), "self_overlap guard vs unproved self-overlap: {}", text);
         let shapes: Vec<&str> = r.guards.iter().filter_map(|g| match &g.kind { symalias::io::GuardKindDoc::Shape { expr } => Some(expr.as_str()), _ => None }).collect();
         if !shapes.is_empty() {
             let hint: Vec<i64> = syms.iter().map(|s| s.hint).collect();

@@ -6,9 +6,7 @@
 //! * groups of many views in a chain get one guard per link, not per pair,
 //!   and those guards are sound on random later calls.
 
-mod common;
-
-use common::{corpus, corpus_lines, env_count};
+use crate::common::{corpus, corpus_lines, env_count};
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 use symalias::analysis::{Analyzer, AnalyzerOptions};

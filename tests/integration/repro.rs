@@ -4,8 +4,6 @@
 //! and under an address-space limit (a runaway allocation fails the run).
 //! The figures in release (`/usr/bin/time -v`) are in the closing notes.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -25,7 +23,7 @@ struct Run {
 }
 
 fn repro(name: &str) -> String {
-    common::corpus("repro")
+    crate::common::corpus("repro")
         .join(name)
         .to_str()
         .unwrap()
@@ -256,7 +254,7 @@ fn d6_d7_ambiguous_or_empty_calls_and_byte_order_marks() {
 /// The reproducers are in the repository (a clean clone runs this test).
 #[test]
 fn reproducers_are_in_the_repository() {
-    let dir: PathBuf = common::corpus("repro");
+    let dir: PathBuf = crate::common::corpus("repro");
     let n = std::fs::read_dir(&dir).unwrap().count();
     assert!(n >= 25, "{n} files in {}", dir.display());
 }

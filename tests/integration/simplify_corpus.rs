@@ -2,9 +2,7 @@
 //! the input at the hints and at ≥ 100 random points that satisfy the ranges and
 //! assumptions, and is never larger (tree size).
 
-mod common;
-
-use common::{corpus_lines, Rng};
+use crate::common::{corpus_lines, Rng};
 use symalias::analysis::Scope as Loaded;
 use symalias::env::{Env, Interval};
 use symalias::expr::{BinOp, ExprId, ExprPool, Node, Symbol, Value};

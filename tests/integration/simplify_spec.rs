@@ -2,7 +2,7 @@
 //! egg's own tests; plus its limits, reports and explanations.
 
 use std::time::Duration;
-use symalias::env::Env;
+use symalias::env::{Env, SymbolDecl};
 use symalias::expr::{parse, ExprPool};
 use symalias::simplify::{simplify, Limits, SimplifyOptions, Stop};
 
@@ -18,8 +18,11 @@ fn simp(
     let mut pool = ExprPool::new();
     let mut env = Env::new();
     for &(name, lo, hi) in syms {
-        env.declare(&mut pool, name, Some(lo), Some(lo), hi, None)
-            .unwrap();
+        let decl = SymbolDecl {
+            max: hi,
+            ..SymbolDecl::new(name).hint(lo).min(lo)
+        };
+        env.declare(&mut pool, &decl).unwrap();
     }
     for a in assumptions {
         let f = parse(&mut pool, a).unwrap();

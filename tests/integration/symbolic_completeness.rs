@@ -1,7 +1,7 @@
 //! Symbolic completeness on cases no stage was tuned for (issue 22 part 2).
 //!
 //! `tests/data/symgen/cases.jsonl` holds the first 600 cases of the generator
-//! in `tests/common/symgen.rs`; `reference.jsonl` what a plain z3 encoding
+//! in `tests/integration/common/symgen.rs`; `reference.jsonl` what a plain z3 encoding
 //! (`tests/oracle/plain_z3.py`, z3's Python API, run outside CI) answers for
 //! each. Here the engine answers every case with its default limits, and:
 //! * every claim is checked: `invariant: true` by enumeration of a box of
@@ -12,12 +12,11 @@
 //!   95 % of what the reference proves.
 //!
 //! After changing the generator: `SYMALIAS_BLESS=1 cargo test --test
-//! symbolic_completeness`, then run the oracle again (see its header).
+//! integration symbolic_completeness::`, then run the oracle again (see its
+//! header).
 
-mod common;
-
-use common::symgen::{self, GenSym};
-use common::views::{brute_group, case_views_at};
+use crate::common::symgen::{self, GenSym};
+use crate::common::views::{brute_group, case_views_at};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -158,7 +157,7 @@ fn as_complete_as_a_plain_z3_encoding_and_never_wrong() {
             )
         })
         .collect();
-    let limit = common::env_count("SYMALIAS_GEN_CASES", CASES);
+    let limit = crate::common::env_count("SYMALIAS_GEN_CASES", CASES);
     let mut analyzer = Analyzer::default();
     let mut table: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut families: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
@@ -223,7 +222,7 @@ fn as_complete_as_a_plain_z3_encoding_and_never_wrong() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: common::env_count("SYMALIAS_GEN_FRESH", 64), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::env_count("SYMALIAS_GEN_FRESH", 64), ..ProptestConfig::default() })]
 
     /// Fresh cases of the generator (beyond the stored ones): every claim
     /// holds.

@@ -42,6 +42,62 @@ pub struct Call {
     pub inputs: Vec<CallInput>,
 }
 
+impl CallTensor {
+    /// A tensor of object `object` in storage `storage` with this layout
+    /// (no dtype).
+    ///
+    /// ```
+    /// use symalias::{Call, CallTensor, View};
+    /// let view = View { sizes: vec![5], strides: vec![1], offset: 0, itemsize: 4 };
+    /// let call = Call::new()
+    ///     .tensor("L['a']", CallTensor::new("a", "X", view))
+    ///     .value("L['k']", 3);
+    /// assert_eq!(call.inputs.len(), 2);
+    /// assert_eq!(call.inputs[1].value, Some(3));
+    /// ```
+    pub fn new(object: impl Into<String>, storage: impl Into<String>, view: View) -> Self {
+        CallTensor {
+            object: object.into(),
+            storage: storage.into(),
+            view,
+            dtype: None,
+        }
+    }
+}
+
+impl Call {
+    /// A call with no inputs yet.
+    pub fn new() -> Self {
+        Call { inputs: Vec::new() }
+    }
+
+    /// The call with one more tensor input, at `source`.
+    pub fn tensor(mut self, source: impl Into<String>, tensor: CallTensor) -> Self {
+        self.inputs.push(CallInput {
+            source: source.into(),
+            tensor: Some(tensor),
+            value: None,
+        });
+        self
+    }
+
+    /// The call with one more integer input, at `source`.
+    pub fn value(mut self, source: impl Into<String>, value: i64) -> Self {
+        self.inputs.push(CallInput {
+            source: source.into(),
+            tensor: None,
+            value: Some(value),
+        });
+        self
+    }
+}
+
+impl Default for Call {
+    fn default() -> Self {
+        Call::new()
+    }
+}
+
 /// The call's inputs for one check, by source index.
 pub(super) struct Bound<'c> {
     pub(super) names: &'c [String],

@@ -110,14 +110,14 @@ fn pair_for(pool: &mut ExprPool, env: &Env, layout: &Layout, d: usize) -> [Layou
 /// environment allows, within `opts`.
 ///
 /// ```
-/// use symalias::env::Env;
+/// use symalias::env::{Env, SymbolDecl};
 /// use symalias::expr::{parse, ExprPool};
 /// use symalias::layout::Layout;
 /// use symalias::overlap::{prove_internal, ProofOptions, Verdict};
 /// use symalias_solver::{Budget, Solver};
 /// let mut pool = ExprPool::new();
 /// let mut env = Env::new();
-/// env.declare(&mut pool, "s0", Some(5), Some(2), None, None).unwrap();
+/// env.declare(&mut pool, &SymbolDecl::new("s0").hint(5).min(2)).unwrap();
 /// let mut e = |t: &str| parse(&mut pool, t).unwrap();
 /// // A contiguous (s0, 3) matrix never overlaps itself, whatever s0 is;
 /// // rows of s0 elements every 2 do whenever s0 > 2.
