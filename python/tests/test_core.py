@@ -27,11 +27,12 @@ def footprint(sizes, strides, offset, itemsize=1):
 
 
 def cli():
+    """The newest built ``symalias`` binary (CI: the debug one ``cargo test``
+    built; a stale one of the other profile is not picked)."""
     target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    for profile in ("release", "debug"):
-        p = target / profile / "symalias"
-        if p.exists():
-            return str(p)
+    built = [p for p in (target / "release" / "symalias", target / "debug" / "symalias") if p.exists()]
+    if built:
+        return str(max(built, key=lambda p: p.stat().st_mtime))
     found = shutil.which("symalias")
     if found is None:
         pytest.skip("the symalias binary is not built (cargo build --release)")

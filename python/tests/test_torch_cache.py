@@ -49,6 +49,12 @@ BACKENDS = ["inductor", "aot_eager"]
 DYNAMIC = [False, True]
 both = pytest.mark.parametrize("dynamic", DYNAMIC, ids=["static", "dynamic"])
 backends = pytest.mark.parametrize("backend", BACKENDS)
+# AOTAutograd's cache serves inductor only (docs/PYTORCH.md §10): the
+# process pairs below test what a second process loads from it, so they run
+# under inductor; aot_eager compiles afresh in every process, which the
+# in-process suites cover with caches on (``fresh_torch``), and
+# ``test_stock_then_installed`` keeps both backends.
+served = pytest.mark.parametrize("backend", ["inductor"])
 
 
 @backends
@@ -65,22 +71,21 @@ def test_stock_then_installed(tmp_path, backend, dynamic):
     assert second["cache_keys"] >= (1 if backend == "inductor" else 0)
 
 
-@backends
+@served
 @both
 def test_installed_then_installed(tmp_path, backend, dynamic):
     """The second process hits the first's entry and gets the same guards."""
     first = run(tmp_path, install=True, backend=backend, dynamic=dynamic, calls=["overlap"])
     second = run(tmp_path, install=True, backend=backend, dynamic=dynamic, calls=["overlap"])
     assert first["ok"] == [True] and second["ok"] == [True]
-    if backend == "inductor":
-        assert hits(second) >= 1
-        assert second["cache_hits"] == hits(second)
-        # The decision is made again on the hit, and its guards run.
-        assert second["restored"] == hits(second) and second["decisions"] == first["decisions"]
+    assert hits(second) >= 1
+    assert second["cache_hits"] == hits(second)
+    # The decision is made again on the hit, and its guards run.
+    assert second["restored"] == hits(second) and second["decisions"] == first["decisions"]
     assert second["guard_checks"] > 0
 
 
-@backends
+@served
 @both
 def test_installed_then_stock(tmp_path, backend, dynamic):
     first = run(tmp_path, install=True, backend=backend, dynamic=dynamic, calls=["overlap"])
@@ -90,7 +95,7 @@ def test_installed_then_stock(tmp_path, backend, dynamic):
     assert hits(second) == 0
 
 
-@backends
+@served
 @both
 def test_installed_then_installed_with_another_pattern(tmp_path, backend, dynamic):
     """A hit installs the guards, which catch the next call's other
@@ -101,8 +106,7 @@ def test_installed_then_installed_with_another_pattern(tmp_path, backend, dynami
     )
     assert second["ok"] == [True, True, True]
     assert second["guard_failures"] >= 1
-    if backend == "inductor":
-        assert hits(second) >= 1 and second["cache_hits"] == hits(second)
+    assert hits(second) >= 1 and second["cache_hits"] == hits(second)
 
 
 @pytest.mark.parametrize("dynamic", DYNAMIC, ids=["static", "dynamic"])
