@@ -21,7 +21,7 @@ use std::time::Instant;
 use tracing::debug_span;
 
 /// Shape-guard lists up to this length are simplified guard by guard.
-pub const SIMPLIFY_GUARDS_MAX: usize = 32;
+pub(crate) const SIMPLIFY_GUARDS_MAX: usize = 32;
 
 /// One view of a storage group.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -299,7 +299,11 @@ fn witness_of(verdict: Verdict) -> Option<Witness> {
 /// The environment the analysis works in: with simplification, each
 /// assumption simplified under the symbols' ranges alone (so that an
 /// assumption cannot simplify itself to `True`) and assumed again.
-pub fn simplified_env(pool: &mut ExprPool, env: &Env, opts: Option<&SimplifyOptions>) -> Env {
+pub(crate) fn simplified_env(
+    pool: &mut ExprPool,
+    env: &Env,
+    opts: Option<&SimplifyOptions>,
+) -> Env {
     let Some(opts) = opts else {
         return env.clone();
     };
@@ -330,7 +334,7 @@ fn within(opts: Option<&SimplifyOptions>, deadline: Instant) -> Option<SimplifyO
 
 /// Every distinct field expression simplified once, under the environment's
 /// facts (`opts` is asked before each run: the deadline shrinks it).
-pub fn simplify_layouts(
+pub(crate) fn simplify_layouts(
     pool: &mut ExprPool,
     env: &Env,
     members: &[Member],

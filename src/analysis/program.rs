@@ -186,7 +186,7 @@ pub struct Program {
 
 impl Program {
     /// The run-time source of input `i` (its name, else `inputs[i]`).
-    pub fn source_of(&self, i: usize) -> String {
+    pub(crate) fn source_of(&self, i: usize) -> String {
         self.inputs[i]
             .source
             .clone()
@@ -279,7 +279,7 @@ pub fn validate(p: &Program) -> Result<(), ProgramError> {
 /// The metadata over the program's inputs. Malformed metadata (an invariant
 /// of §1.4) is bad input; a resize or `set_` that cannot stay in the graph
 /// is a compiler error (listed by [`Analyzer::analyze`]).
-pub fn outer_meta(p: &Program) -> Result<ViewAndMutationMeta<OuterIdx>, ProgramError> {
+pub(crate) fn outer_meta(p: &Program) -> Result<ViewAndMutationMeta<OuterIdx>, ProgramError> {
     let sizes = (p.inputs.len(), p.num_intermediate_bases, p.outputs.len());
     let outputs = p
         .outputs

@@ -24,7 +24,7 @@ pub enum Invariance {
 
 impl Invariance {
     /// FORMATS §3 `invariant`: `true`, `false` or `null`.
-    pub fn as_option(self) -> Option<bool> {
+    pub(crate) fn as_option(self) -> Option<bool> {
         match self {
             Invariance::Proved => Some(true),
             Invariance::Refuted => Some(false),
@@ -96,7 +96,7 @@ pub struct OverlapReport {
 impl OverlapReport {
     /// `true` when some guard is a shape guard (its symbols are bound from
     /// sources at run time).
-    pub fn has_shape_guards(&self) -> bool {
+    pub(crate) fn has_shape_guards(&self) -> bool {
         self.guards
             .iter()
             .any(|g| matches!(g.kind, crate::guards::GuardKind::Shape { .. }))

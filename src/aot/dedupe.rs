@@ -100,7 +100,7 @@ pub fn detect(objects: &[Option<&str>], mutated: &[bool]) -> Dedupe {
 /// output bases remapped through `add_dupe_map` (intermediate aliases cannot
 /// be: their bases are a different type), tangents re-derived from the
 /// definition.
-pub fn remove_dupe_metadata(
+pub(crate) fn remove_dupe_metadata(
     meta: &ViewAndMutationMeta<OuterIdx>,
     d: &Dedupe,
 ) -> ViewAndMutationMeta<DedupedIdx> {

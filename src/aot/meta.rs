@@ -53,7 +53,7 @@ impl OutputType {
     }
 
     /// `non_alias`, `unsafe_view_alias`, `custom_function_view`.
-    pub fn is_non_aliased_like(self) -> bool {
+    pub(crate) fn is_non_aliased_like(self) -> bool {
         matches!(
             self,
             OutputType::NonAlias | OutputType::UnsafeViewAlias | OutputType::CustomFunctionView
@@ -61,12 +61,12 @@ impl OutputType {
     }
 
     /// `alias_of_input`, `is_input`.
-    pub fn is_input_alias(self) -> bool {
+    pub(crate) fn is_input_alias(self) -> bool {
         matches!(self, OutputType::AliasOfInput | OutputType::IsInput)
     }
 
     /// The three `alias_of_intermediate*` types.
-    pub fn is_intermediate_alias(self) -> bool {
+    pub(crate) fn is_intermediate_alias(self) -> bool {
         matches!(
             self,
             OutputType::AliasOfIntermediateSaveAsOutput
@@ -267,12 +267,12 @@ impl<I: InputIndex> OutputAliasInfo<I> {
     }
 
     /// `true` for tensor outputs.
-    pub fn is_tensor(&self) -> bool {
+    pub(crate) fn is_tensor(&self) -> bool {
         self.dynamic_dims.is_some()
     }
 
     /// The same output in another input index space: only input aliases move.
-    pub fn map_input<J>(&self, f: impl Fn(I) -> J) -> OutputAliasInfo<J> {
+    pub(crate) fn map_input<J>(&self, f: impl Fn(I) -> J) -> OutputAliasInfo<J> {
         OutputAliasInfo {
             output_type: self.output_type,
             base: match self.base {
@@ -335,7 +335,7 @@ impl<I: InputIndex> ViewAndMutationMeta<I> {
     }
 
     /// The mutation type of every input.
-    pub fn mutation_types(&self) -> Result<Vec<MutationType>, MetaError> {
+    pub(crate) fn mutation_types(&self) -> Result<Vec<MutationType>, MetaError> {
         self.input_info
             .iter()
             .enumerate()
@@ -358,12 +358,12 @@ impl<I: InputIndex> ViewAndMutationMeta<I> {
     }
 
     /// Inputs mutated in the graph, ascending.
-    pub fn mutated_graph_handled_indices(&self) -> Vec<I> {
+    pub(crate) fn mutated_graph_handled_indices(&self) -> Vec<I> {
         self.inputs_where(MutationType::MutatedInGraph)
     }
 
     /// Those of the previous list whose mutations autograd sees.
-    pub fn mutated_graph_handled_indices_seen_by_autograd(&self) -> Vec<I> {
+    pub(crate) fn mutated_graph_handled_indices_seen_by_autograd(&self) -> Vec<I> {
         self.mutated_graph_handled_indices()
             .into_iter()
             .filter(|i| !self.input_info[i.pos()].mutations_hidden_from_autograd)
@@ -371,12 +371,12 @@ impl<I: InputIndex> ViewAndMutationMeta<I> {
     }
 
     /// Outputs that alias something.
-    pub fn aliased_out_indices(&self) -> Vec<UserOutputIdx> {
+    pub(crate) fn aliased_out_indices(&self) -> Vec<UserOutputIdx> {
         self.outputs_where(|t| !t.is_non_aliased_like())
     }
 
     /// Outputs of type `unsafe_view_alias`.
-    pub fn unsafe_view_out_indices(&self) -> Vec<UserOutputIdx> {
+    pub(crate) fn unsafe_view_out_indices(&self) -> Vec<UserOutputIdx> {
         self.outputs_where(|t| t == OutputType::UnsafeViewAlias)
     }
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 /// Kind of a forward input, for the signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SigKind {
+pub(crate) enum SigKind {
     /// A user input (tensor or not).
     UserInput,
     /// A parameter.
@@ -26,7 +26,7 @@ pub enum SigKind {
 
 /// One forward input as the signature sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SigInput {
+pub(crate) struct SigInput {
     /// Kind.
     pub kind: SigKind,
     /// FQN of a parameter or buffer.
@@ -39,7 +39,7 @@ pub struct SigInput {
 
 /// The graph's names and mode.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SigGraph {
+pub(crate) struct SigGraph {
     /// Placeholder names.
     pub input_names: Vec<String>,
     /// Output names (`None` for non-node outputs).
@@ -196,7 +196,7 @@ pub enum SignatureError {
 /// Phases (PyTorch's order): the placeholders' layout, the input specs, the
 /// forward outputs (tokens, mutated inputs, user outputs), then for a joint
 /// graph the backward signature and the gradient outputs.
-pub fn create_graph_signature(
+pub(crate) fn create_graph_signature(
     g: &SigGraph,
     inputs: &[SigInput],
     num_mutated: usize,

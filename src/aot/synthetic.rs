@@ -12,7 +12,7 @@ use super::meta::{InputAliasInfo, OutputBase, OutputType, ViewAndMutationMeta};
 
 /// What the pass needs to know about a tensor input.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TensorInput {
+pub(crate) struct TensorInput {
     /// Object identity.
     pub object: String,
     /// Storage identity.
@@ -36,7 +36,7 @@ pub struct GroupOverlap {
 
 /// How much of a storage group is merged.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Merge {
+pub(crate) enum Merge {
     /// The whole group, as PyTorch does (default).
     #[default]
     Group,
@@ -46,7 +46,7 @@ pub enum Merge {
 
 /// Options of the pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SyntheticOptions {
+pub(crate) struct SyntheticOptions {
     /// Training (views must be differentiable views of one another).
     pub is_train: bool,
     /// Export (merging is an error).
@@ -99,7 +99,7 @@ pub struct SyntheticBases {
 
 impl SyntheticBases {
     /// `true` when some input was merged.
-    pub fn merged_any(&self) -> bool {
+    pub(crate) fn merged_any(&self) -> bool {
         !self.bases.is_empty()
     }
 
@@ -162,7 +162,7 @@ pub enum SyntheticError {
 
 /// Decides which inputs are merged (§2.3). `overlap` answers, for the members
 /// of one storage group, which of them overlap.
-pub fn merge_view_inputs(
+pub(crate) fn merge_view_inputs(
     inputs: &[Option<TensorInput>],
     info: &[InputAliasInfo],
     opts: SyntheticOptions,
@@ -262,7 +262,7 @@ pub fn merge_view_inputs(
 }
 
 /// The inner metadata (§2.4) and `aliased_arg_idx_with_metadata_mutations`.
-pub fn create_synthetic_base_metadata(
+pub(crate) fn create_synthetic_base_metadata(
     meta: &ViewAndMutationMeta<DedupedIdx>,
     sb: &SyntheticBases,
     inputs: &[Option<TensorInput>],

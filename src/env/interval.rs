@@ -62,9 +62,9 @@ impl fmt::Display for Interval {
 
 impl Interval {
     /// The whole integer line.
-    pub const FULL: Interval = Interval { lo: None, hi: None };
+    pub(crate) const FULL: Interval = Interval { lo: None, hi: None };
     /// The booleans as `{0, 1}` (false, true).
-    pub const BOOL: Interval = Interval {
+    pub(crate) const BOOL: Interval = Interval {
         lo: Some(0),
         hi: Some(1),
     };
@@ -88,7 +88,7 @@ impl Interval {
     }
 
     /// The single value, if the interval has exactly one.
-    pub fn as_point(&self) -> Option<i128> {
+    pub(crate) fn as_point(&self) -> Option<i128> {
         match (self.lo, self.hi) {
             (Some(a), Some(b)) if a == b => Some(a),
             _ => None,
@@ -96,12 +96,12 @@ impl Interval {
     }
 
     /// `true` when every value is `>= 0`.
-    pub fn is_nonneg(&self) -> bool {
+    pub(crate) fn is_nonneg(&self) -> bool {
         self.lo.is_some_and(|l| l >= 0)
     }
 
     /// The smallest interval containing both.
-    pub fn union(self, o: Interval) -> Interval {
+    pub(crate) fn union(self, o: Interval) -> Interval {
         Interval {
             lo: self.lo.zip(o.lo).map(|(a, b)| a.min(b)),
             hi: self.hi.zip(o.hi).map(|(a, b)| a.max(b)),
@@ -109,7 +109,7 @@ impl Interval {
     }
 
     /// The intersection (may be empty, i.e. `lo > hi`, when the two are disjoint).
-    pub fn intersect(self, o: Interval) -> Interval {
+    pub(crate) fn intersect(self, o: Interval) -> Interval {
         Interval {
             lo: max_opt(self.lo, o.lo),
             hi: min_opt(self.hi, o.hi),
@@ -245,7 +245,7 @@ impl Interval {
     }
 
     /// `a % b` with the sign of `b`.
-    pub fn modulo(self, d: Interval) -> Interval {
+    pub(crate) fn modulo(self, d: Interval) -> Interval {
         let (pos, neg) = d.split_divisor();
         let pos_part = pos.map(|p| {
             let lo_div = p.lo.expect("positive part has a lower bound");

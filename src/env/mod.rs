@@ -235,7 +235,7 @@ impl Env {
     }
 
     /// Checks that every symbol of `e` is declared (and, with `need_hints`, has a hint).
-    pub fn check_symbols(
+    pub(crate) fn check_symbols(
         &self,
         pool: &ExprPool,
         e: ExprId,
@@ -323,7 +323,7 @@ impl Env {
     }
 
     /// The congruence known for a symbol (`s ≡ r (mod m)`), if any.
-    pub fn congruence(&self, s: Symbol) -> Option<Congruence> {
+    pub(crate) fn congruence(&self, s: Symbol) -> Option<Congruence> {
         self.congruences.get(&s).copied()
     }
 

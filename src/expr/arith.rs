@@ -92,7 +92,7 @@ pub fn ceildiv(a: i128, b: i128) -> Result<i128, ArithError> {
 
 /// Exact comparison of two numbers (Python compares int and float exactly).
 /// `None` when a NaN is involved.
-pub fn num_cmp(a: Wide, b: Wide) -> Result<Option<Ordering>, ArithError> {
+pub(crate) fn num_cmp(a: Wide, b: Wide) -> Result<Option<Ordering>, ArithError> {
     Ok(match (a, b) {
         (Wide::Int(x), Wide::Int(y)) => Some(x.cmp(&y)),
         (Wide::Float(x), Wide::Float(y)) => x.partial_cmp(&y),
@@ -292,7 +292,7 @@ pub fn binary(op: BinOp, a: Wide, b: Wide) -> R {
 }
 
 /// `ModularIndexing(x, d, m)` = `(x // d) % m`.
-pub fn modular_indexing(x: Wide, d: Wide, m: Wide) -> R {
+pub(crate) fn modular_indexing(x: Wide, d: Wide, m: Wide) -> R {
     let n = "ModularIndexing";
     let q = floordiv(to_int(x, n)?, to_int(d, n)?)?;
     Ok(Wide::Int(pymod(q, to_int(m, n)?)?))

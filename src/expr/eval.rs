@@ -20,7 +20,7 @@ pub enum Value {
 
 impl Value {
     /// The integer, if this is one.
-    pub fn as_int(self) -> Option<i64> {
+    pub(crate) fn as_int(self) -> Option<i64> {
         match self {
             Value::Int(v) => Some(v),
             _ => None,

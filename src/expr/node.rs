@@ -40,7 +40,7 @@ pub enum Ty {
 
 impl Ty {
     /// `true` for `Int` and `Float`.
-    pub fn is_numeric(self) -> bool {
+    pub(crate) fn is_numeric(self) -> bool {
         matches!(self, Ty::Int | Ty::Float)
     }
 }
@@ -103,7 +103,7 @@ pub enum BinOp {
 
 impl BinOp {
     /// `true` for the six relations.
-    pub fn is_relation(self) -> bool {
+    pub(crate) fn is_relation(self) -> bool {
         matches!(
             self,
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
@@ -111,7 +111,7 @@ impl BinOp {
     }
 
     /// The infix symbol of an infix relation (`<`, `<=`, `>`, `>=`).
-    pub fn infix(self) -> Option<&'static str> {
+    pub(crate) fn infix(self) -> Option<&'static str> {
         match self {
             BinOp::Lt => Some("<"),
             BinOp::Le => Some("<="),
@@ -189,7 +189,7 @@ impl Node {
     }
 
     /// `true` for constants (`Int`, `Float`, `Bool`).
-    pub fn is_const(&self) -> bool {
+    pub(crate) fn is_const(&self) -> bool {
         matches!(self, Node::Int(_) | Node::Float(_) | Node::Bool(_))
     }
 }

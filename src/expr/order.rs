@@ -69,7 +69,7 @@ fn monomial(pool: &ExprPool, t: ExprId) -> Vec<(ExprId, u32)> {
 /// descending lexicographic order over the generators (symbols by name, then
 /// composite factors), ties broken structurally. `a` and `b` are terms without
 /// their integer coefficient.
-pub fn cmp_terms(pool: &ExprPool, a: ExprId, b: ExprId) -> Ordering {
+pub(crate) fn cmp_terms(pool: &ExprPool, a: ExprId, b: ExprId) -> Ordering {
     if a == b {
         return Ordering::Equal;
     }
@@ -98,7 +98,7 @@ pub fn cmp_terms(pool: &ExprPool, a: ExprId, b: ExprId) -> Ordering {
 }
 
 /// Lexicographic comparison of operand lists.
-pub fn cmp_slices(pool: &ExprPool, xs: &[ExprId], ys: &[ExprId]) -> Ordering {
+pub(crate) fn cmp_slices(pool: &ExprPool, xs: &[ExprId], ys: &[ExprId]) -> Ordering {
     for (x, y) in xs.iter().zip(ys) {
         let c = cmp(pool, *x, *y);
         if c != Ordering::Equal {

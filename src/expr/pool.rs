@@ -71,7 +71,7 @@ impl ExprPool {
     }
 
     /// Interns a symbol name (without building an expression).
-    pub fn intern_symbol(&mut self, name: &str) -> Symbol {
+    pub(crate) fn intern_symbol(&mut self, name: &str) -> Symbol {
         if let Some(&s) = self.sym_lookup.get(name) {
             return s;
         }
@@ -165,7 +165,7 @@ impl ExprPool {
     }
 
     /// The integer value of a constant node.
-    pub fn as_int(&self, id: ExprId) -> Option<i64> {
+    pub(crate) fn as_int(&self, id: ExprId) -> Option<i64> {
         match self.node(id) {
             Node::Int(v) => Some(*v),
             _ => None,
@@ -173,7 +173,7 @@ impl ExprPool {
     }
 
     /// The value of a constant node, if it is one.
-    pub fn as_const(&self, id: ExprId) -> Option<Wide> {
+    pub(crate) fn as_const(&self, id: ExprId) -> Option<Wide> {
         match *self.node(id) {
             Node::Int(v) => Some(Wide::Int(v as i128)),
             Node::Float(b) => Some(Wide::Float(f64::from_bits(b))),

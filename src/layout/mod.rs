@@ -20,7 +20,7 @@ use crate::expr::{EvalError, ExprId, ExprPool, Symbol};
 use thiserror::Error;
 
 /// Bytes per element when a format does not say (FORMATS.md §3, §5, §6).
-pub const DEFAULT_ITEMSIZE: i64 = 1;
+pub(crate) const DEFAULT_ITEMSIZE: i64 = 1;
 
 /// Where a tensor's elements live: `offset + sum_d i_d * strides[d]` for
 /// `0 <= i_d < sizes[d]`, in elements of `itemsize` bytes.
@@ -101,7 +101,7 @@ impl LayoutError {
 }
 
 /// The field a view error is about.
-pub fn field_of(error: &ViewError) -> Field {
+pub(crate) fn field_of(error: &ViewError) -> Field {
     match *error {
         ViewError::NegativeSize(d) => Field::Size(d),
         ViewError::NegativeStride(d) => Field::Stride(d),

@@ -26,7 +26,7 @@ pub struct Term {
 
 /// The outcome of a bounded search.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Solve {
+pub(crate) enum Solve {
     /// A solution, one value per input term (in input order).
     Found(Vec<i128>),
     /// No solution exists.
@@ -36,7 +36,7 @@ pub enum Solve {
 }
 
 /// Greatest common divisor (non-negative).
-pub fn gcd(a: i128, b: i128) -> i128 {
+pub(crate) fn gcd(a: i128, b: i128) -> i128 {
     let (mut a, mut b) = (a.abs(), b.abs());
     while b != 0 {
         (a, b) = (b, a % b);
@@ -68,7 +68,7 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 
 /// Solves `sum terms[i].coef * x_i == r` with `0 <= x_i <= terms[i].ub`,
 /// visiting at most `budget` search nodes.
-pub fn solve(terms: &[Term], r: i128, budget: u64) -> Solve {
+pub(crate) fn solve(terms: &[Term], r: i128, budget: u64) -> Solve {
     debug_assert!(terms.iter().all(|t| t.coef > 0 && t.ub >= 0));
     // Merge equal coefficients; remember which inputs each merged term stands for.
     let mut merged: Vec<(Term, Vec<usize>)> = Vec::new();

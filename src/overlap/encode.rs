@@ -11,11 +11,11 @@ use symalias_solver::{Cmp, Formula, Term};
 
 /// An expression the solver language cannot express (floats, for example).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported(pub ExprId);
+pub(crate) struct Unsupported(pub ExprId);
 
 /// Maps symbols to solver variables and encodes expressions.
 #[derive(Clone, Debug, Default)]
-pub struct Encoder {
+pub(crate) struct Encoder {
     vars: Vec<String>,
     of_symbol: HashMap<Symbol, u32>,
     /// The symbol of each variable (`None` for fresh variables).
@@ -41,7 +41,7 @@ impl Encoder {
     }
 
     /// The symbol behind a variable, if it is one.
-    pub fn symbol_of(&self, var: u32) -> Option<Symbol> {
+    pub(crate) fn symbol_of(&self, var: u32) -> Option<Symbol> {
         self.symbols.get(var as usize).copied().flatten()
     }
 
@@ -117,7 +117,7 @@ impl Encoder {
     }
 
     /// Encodes a boolean expression.
-    pub fn formula(&mut self, pool: &ExprPool, e: ExprId) -> Result<Formula, Unsupported> {
+    pub(crate) fn formula(&mut self, pool: &ExprPool, e: ExprId) -> Result<Formula, Unsupported> {
         Ok(match pool.node(e) {
             Node::Bool(true) => Formula::True,
             Node::Bool(false) => Formula::False,

@@ -93,12 +93,12 @@ impl Footprint {
     }
 
     /// `true` when the footprint is one contiguous run of addresses.
-    pub fn is_run(&self) -> bool {
+    pub(crate) fn is_run(&self) -> bool {
         self.dims.is_empty() || (self.dims.len() == 1 && self.dims[0].stride == 1)
     }
 
     /// The view's element index for per-dimension values of the normalised dims.
-    pub fn index_of(&self, values: &[i64]) -> Vec<i64> {
+    pub(crate) fn index_of(&self, values: &[i64]) -> Vec<i64> {
         let mut idx = vec![0i64; self.rank];
         for (d, &v) in self.dims.iter().zip(values) {
             let mut v = v;

@@ -43,17 +43,21 @@ pub fn analyze_views(views: &[View], budget: u64) -> GroupAnswer {
 
 /// [`analyze_views`] listing at most `listed_pairs` pairs before it lists
 /// only the pairs that join two components (see [`GroupAnswer::pairs`]).
-pub fn analyze_views_listing(views: &[View], budget: u64, listed_pairs: usize) -> GroupAnswer {
+pub(crate) fn analyze_views_listing(
+    views: &[View],
+    budget: u64,
+    listed_pairs: usize,
+) -> GroupAnswer {
     let refs: Vec<ViewRef> = views.iter().map(View::view_ref).collect();
     analyze_refs(&refs, budget, listed_pairs)
 }
 
 /// [`analyze_views`] on borrowed views (validated with [`ViewRef::validate`]).
-pub fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
+pub(crate) fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
     analyze_refs(views, budget, PAIR_LIST_CAP)
 }
 
-/// Only the overlapping set of [`analyze_view_refs`] (views that overlap, or
+/// Only the overlapping set of `analyze_view_refs` (views that overlap, or
 /// may, some other view; ascending): no pair is listed beyond those that join
 /// two components, so a dense group (sliding windows, many copies) decides
 /// one pair per view it joins rather than every meeting pair.

@@ -27,7 +27,7 @@ pub struct Cong {
 
 impl Cong {
     /// Knows nothing.
-    pub const ANY: Cong = Cong { m: 1, r: 0 };
+    pub(crate) const ANY: Cong = Cong { m: 1, r: 0 };
 
     fn new(m: i128, r: i128) -> Cong {
         let m = m.abs();
@@ -62,7 +62,7 @@ impl Cong {
     }
 
     /// `true` when every value is a multiple of `k` (`k >= 1`).
-    pub fn multiple_of(self, k: i128) -> bool {
+    pub(crate) fn multiple_of(self, k: i128) -> bool {
         k >= 1 && (self.m % k == 0) && self.r % k == 0
     }
 }
@@ -131,7 +131,7 @@ impl FactsAnalysis {
     }
 
     /// Facts of a node from its children's facts (`None` for an unknown child).
-    pub fn facts_of(&self, node: &Sym, kid: impl Fn(Id) -> Facts) -> Facts {
+    pub(crate) fn facts_of(&self, node: &Sym, kid: impl Fn(Id) -> Facts) -> Facts {
         let int = |interval: Interval| Facts {
             ty: Ty::Int,
             interval,

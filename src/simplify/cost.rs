@@ -13,7 +13,7 @@ use egg::{CostFunction, Id, Language};
 
 /// Which flattening operator is at the root of a term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Flat {
+pub(crate) enum Flat {
     /// Constant leaf (first: a class with a constant always extracts it, which
     /// keeps `pow` exponents literal).
     Num,
@@ -35,7 +35,7 @@ pub enum Flat {
 
 /// Cost of a term: tree size of its flattened form, then the root kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Cost {
+pub(crate) struct Cost {
     /// Node count of the flattened tree.
     pub size: u32,
     /// The root's flattening operator.
@@ -46,7 +46,7 @@ pub struct Cost {
 
 /// The cost function used for extraction.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TreeSize;
+pub(crate) struct TreeSize;
 
 impl CostFunction<Sym> for TreeSize {
     type Cost = Cost;

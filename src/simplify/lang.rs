@@ -119,7 +119,7 @@ fn is_opaque(pool: &ExprPool, e: ExprId) -> bool {
 }
 
 /// Converts a pool expression into a [`RecExpr`]; opaque leaves keep their handle.
-pub fn to_rec(pool: &ExprPool, e: ExprId) -> RecExpr<Sym> {
+pub(crate) fn to_rec(pool: &ExprPool, e: ExprId) -> RecExpr<Sym> {
     let mut rec = RecExpr::default();
     let mut memo = hashbrown::HashMap::new();
     add_rec(pool, e, &mut rec, &mut memo);
@@ -216,7 +216,7 @@ fn add_rec(
 ///
 /// Opaque leaves must be handles of `pool`. `None` when a `pow` exponent is not
 /// a non-negative literal (extraction always yields one; this is a guard).
-pub fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> Option<ExprId> {
+pub(crate) fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> Option<ExprId> {
     let mut ids: Vec<ExprId> = Vec::with_capacity(rec.len());
     for node in rec.as_ref() {
         let c = |i: &Id| ids[usize::from(*i)];

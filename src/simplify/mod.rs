@@ -2,10 +2,10 @@
 //! facts, then extraction of the smallest equivalent expression.
 //!
 //! * [`lang`]: the e-graph language and the conversions to and from the pool.
-//! * [`analysis`]: per-class type, interval and congruence (the facts that
+//! * `analysis`: per-class type, interval and congruence (the facts that
 //!   conditional rules consult), constants added as e-nodes.
 //! * [`rules`]: rewrite rules by topic, as checkable data.
-//! * [`cost`]: the tree-size cost of extraction.
+//! * `cost`: the tree-size cost of extraction.
 //!
 //! Invariants: the result equals the input at every assignment allowed by the
 //! environment where the input is defined; its tree size is never larger than

@@ -76,7 +76,7 @@ fn summands(pool: &ExprPool, e: ExprId) -> Vec<ExprId> {
 }
 
 /// Distributes products (and small powers) of integer sums over their terms.
-pub fn expand(pool: &mut ExprPool, e: ExprId) -> ExprId {
+pub(crate) fn expand(pool: &mut ExprPool, e: ExprId) -> ExprId {
     let mut memo = HashMap::new();
     bottom_up(pool, e, &mut memo, &mut |pool, x| {
         if pool.ty(x) != Ty::Int {
@@ -138,7 +138,7 @@ fn gcd(a: i64, b: i64) -> i64 {
 }
 
 /// Pulls the common factor (numeric content and shared powers) out of every sum.
-pub fn factor_terms(pool: &mut ExprPool, e: ExprId) -> ExprId {
+pub(crate) fn factor_terms(pool: &mut ExprPool, e: ExprId) -> ExprId {
     let mut memo = HashMap::new();
     bottom_up(pool, e, &mut memo, &mut |pool, x| {
         let Node::Add(ts) = pool.node(x) else {
@@ -193,7 +193,7 @@ pub fn factor_terms(pool: &mut ExprPool, e: ExprId) -> ExprId {
 /// Every relation `a OP b` as `0 OP b - a` (`a - b OP 0` for the others), so
 /// that like terms of the two sides cancel in the pool and bounds can decide
 /// what is left.
-pub fn relations_as_differences(pool: &mut ExprPool, e: ExprId) -> ExprId {
+pub(crate) fn relations_as_differences(pool: &mut ExprPool, e: ExprId) -> ExprId {
     let mut memo = HashMap::new();
     bottom_up(pool, e, &mut memo, &mut |pool, x| {
         let Node::Binary(op, [a, b]) = pool.node(x).clone() else {

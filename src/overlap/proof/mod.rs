@@ -79,7 +79,7 @@ impl Default for ProofOptions {
 
 impl ProofOptions {
     /// The deadline of a proof that starts at `started`.
-    pub fn deadline_from(&self, started: Instant) -> Instant {
+    pub(crate) fn deadline_from(&self, started: Instant) -> Instant {
         let own = started + self.time_limit;
         self.deadline.map_or(own, |d| d.min(own))
     }
@@ -146,7 +146,7 @@ const PAIRWISE_CHAIN: usize = 24;
 const LOCAL_SAMPLED_LINKS: usize = 3;
 
 /// Most pairs listed as `refuted` at a counterexample.
-pub const REFUTED_LISTED: usize = 64;
+pub(crate) const REFUTED_LISTED: usize = 64;
 
 /// A small deterministic generator (xorshift64) starting from `seed`.
 fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {

@@ -3,7 +3,7 @@
 //!
 //! A rule `lhs => rhs` may carry a side condition ([`Cond`]) over its pattern
 //! variables and a computed constant ([`Compute`]). In the e-graph the condition
-//! is decided on the classes' intervals and congruences ([`Cond::holds_on`]),
+//! is decided on the classes' intervals and congruences (`Cond::holds_on`),
 //! which over-approximate the values; the test suite checks the rule at every
 //! point where the pointwise version ([`Cond::holds_at`]) is true, so a rule that
 //! passes its check is sound under the interval version too.
@@ -56,7 +56,7 @@ impl Cond {
     ///
     /// `known(strict, x, y)` says whether the e-graph knows `x < y` (strict) or
     /// `x <= y` to be true (from an assumption); relations also hold by bounds.
-    pub fn holds_on(
+    pub(crate) fn holds_on(
         &self,
         f: &dyn Fn(&str) -> Facts,
         known: &dyn Fn(bool, &str, &str) -> bool,
@@ -282,23 +282,23 @@ impl Applier<Sym, FactsAnalysis> for SpecApplier {
     }
 }
 
-/// Topics a rule can belong to, as bits of a mask (see [`topics_needed`]).
+/// Topics a rule can belong to, as bits of a mask (see `topics_needed`).
 pub mod topic {
     /// Ring rules (always needed).
-    pub const RING: u8 = 1;
+    pub(crate) const RING: u8 = 1;
     /// Division and remainder.
-    pub const DIVMOD: u8 = 2;
+    pub(crate) const DIVMOD: u8 = 2;
     /// Max and Min.
-    pub const MINMAX: u8 = 4;
+    pub(crate) const MINMAX: u8 = 4;
     /// Relations.
-    pub const RELATIONS: u8 = 8;
+    pub(crate) const RELATIONS: u8 = 8;
     /// Connectives and `Where`.
-    pub const BOOLEANS: u8 = 16;
+    pub(crate) const BOOLEANS: u8 = 16;
 }
 
 impl RuleSpec {
     /// The topic bit of this rule.
-    pub fn topic_bit(&self) -> u8 {
+    pub(crate) fn topic_bit(&self) -> u8 {
         match self.topic {
             "divmod" => topic::DIVMOD,
             "minmax" => topic::MINMAX,
@@ -315,7 +315,7 @@ impl RuleSpec {
 /// rules create only ring operators, division rules only division operators,
 /// and so on), so leaving out the rules of absent topics loses nothing; it
 /// only saves the search.
-pub fn topics_needed(nodes: &[Sym]) -> u8 {
+pub(crate) fn topics_needed(nodes: &[Sym]) -> u8 {
     let mut m = topic::RING;
     for n in nodes {
         m |= match n {
