@@ -37,8 +37,8 @@ def pytest_terminal_summary(terminalreporter):
         return
     n = state.lifetime
     terminalreporter.write_line(
-        f"symalias: {n['frames_guarded']} of {n['frames_compiled']} frames compiled "
+        f"symalias: {n.frames_guarded} of {n.frames_compiled} frames compiled "
         "under install() carry a symalias run-time check; "
-        f"{n['frames_group_guarded']} of them for an aliased storage group "
+        f"{n.frames_group_guarded} of them for an aliased storage group "
         "(the others: only the cross-storage fact)"
     )

@@ -131,8 +131,8 @@ class FrameGuards:
         grouped = any(not isinstance(f, CrossStorageCheck) for f, _ in self.facts)
         with _state.lock:
             _state.stats.frames_guarded += 1
-            _state.lifetime["frames_guarded"] += 1
-            _state.lifetime["frames_group_guarded"] += int(grouped)
+            _state.lifetime.frames_guarded += 1
+            _state.lifetime.frames_group_guarded += int(grouped)
         self.facts = []
 
 

@@ -140,7 +140,7 @@ def _install(c: _state.Compile, torch: Any) -> None:
     """The compile's run-time facts, as one guard of the frame."""
     with lock:
         stats.frames_compiled += 1
-        _state.lifetime["frames_compiled"] += 1
+        _state.lifetime.frames_compiled += 1
     if c.guards is not None:
         c.guards.install(torch._guards.TracingContext.try_get())
         c.guards = None

@@ -122,14 +122,23 @@ class Stats:
         return _native.check_counters()[2] * 1e-9
 
 
+@dataclass
+class Lifetime:
+    """Counts since the process started (never reset)."""
+
+    #: Frames compiled while installed.
+    frames_compiled: int = 0
+    #: Of those, frames given a run-time check.
+    frames_guarded: int = 0
+    #: Of those, frames whose check covers an aliased storage group (the
+    #: others check only that no new aliasing across storages appeared).
+    frames_group_guarded: int = 0
+
+
 lock = threading.RLock()
 counter = itertools.count()
 stats = Stats()
-#: Since the process started (never reset): frames compiled while
-#: installed; of those, frames given a run-time check; of those, frames
-#: whose check covers an aliased storage group (the others check only that
-#: no new aliasing across storages appeared).
-lifetime = {"frames_compiled": 0, "frames_guarded": 0, "frames_group_guarded": 0}
+lifetime = Lifetime()
 
 
 @dataclass
