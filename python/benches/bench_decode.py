@@ -66,7 +66,6 @@ _COPIES = ("aten::copy_", "aten::clone")
 def copied_bytes(fn: Callable[..., Any], args: list[Any], inputs: list[tuple[Any, ...]]) -> int:
     """Bytes written per call by the outermost ``aten::copy_`` /
     ``aten::clone`` calls, from the profiler (shapes and dtypes recorded)."""
-    import torch
     from torch.profiler import ProfilerActivity, profile
 
     fn(*args, *inputs[0])
@@ -85,7 +84,6 @@ def copied_bytes(fn: Callable[..., Any], args: list[Any], inputs: list[tuple[Any
         for d in shape:
             n *= d
         total += n * size
-    del torch
     return total // len(inputs)
 
 

@@ -196,7 +196,7 @@ class Compile:
         #: member id -> the first byte of its base (``_bytes.hull``)
         self.byte_members: dict[int, Any] = {}
         #: ids of members regenerated from their group's float autograd
-        #: base in its units (``_bytes.regenerate_in_units``: groups with
+        #: base in its units (``_bytes.regenerate``: groups with
         #: gradients)
         self.unit_members: set[int] = set()
         #: indices of the bases that are such a group's autograd base
