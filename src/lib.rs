@@ -5,7 +5,7 @@
 //! the compiled code will see, and which guards keep that answer true.
 //!
 //! ```
-//! use symalias::{parse, Analyzer, Group, GuardSet, Invariance, Layout, Member, Scope, SymbolDecl};
+//! use symalias::{parse, Analyzer, Call, CallTensor, Group, GuardSet, Invariance, Layout, Member, Scope, SymbolDecl, View};
 //! // x = ones(s0), s0 >= 9 (hint 20); b = x[7:13], c = x[9:].
 //! let mut scope = Scope::new();
 //! let s0 = SymbolDecl::new("s0").hint(20).min(9).source("L['x'].size()[0]");
@@ -27,11 +27,11 @@
 //!
 //! // The guards, prepared once, decide later calls.
 //! let set = GuardSet::prepare(&scope.pool, &report.guards, &scope.sources()).unwrap();
-//! let call = |n: i64| serde_json::from_value(serde_json::json!({"inputs": [
-//!     {"source": "L['x']", "tensor": {"object": "x", "storage": "X", "sizes": [n], "strides": [1]}},
-//!     {"source": "L['b']", "tensor": {"object": "b", "storage": "X", "sizes": [6], "strides": [1], "storage_offset": 7}},
-//!     {"source": "L['c']", "tensor": {"object": "c", "storage": "X", "sizes": [n - 9], "strides": [1], "storage_offset": 9}}
-//! ]})).unwrap();
+//! let t = |object: &str, size: i64, offset: i64| CallTensor::new(object, "X", View::new(&[size], &[1], offset));
+//! let call = |n: i64| Call::new()
+//!     .tensor("L['x']", t("x", n, 0))
+//!     .tensor("L['b']", t("b", 6, 7))
+//!     .tensor("L['c']", t("c", n - 9, 9));
 //! assert!(set.check(&call(20)).unwrap().passed());
 //! assert!(!set.check(&call(9)).unwrap().passed());
 //! ```
@@ -46,6 +46,18 @@
 
 #![warn(missing_docs)]
 
+/// Declares an item the integration tests, benches and fuzz targets reach
+/// into but an embedder does not: `pub` (and hidden from the docs) with the
+/// `internals` feature, which carries no stability promise and is off by
+/// default; `pub(crate)` without it. The public API is everything declared
+/// plain `pub` and reachable from the crate root.
+macro_rules! internal {
+    ($(#[$m:meta])* pub $($item:tt)*) => {
+        $(#[$m])* #[cfg(feature = "internals")] #[doc(hidden)] pub $($item)*
+        $(#[$m])* #[cfg(not(feature = "internals"))] #[allow(unused_imports)] pub(crate) $($item)*
+    };
+}
+
 pub use analysis::{
     Analyzer, AnalyzerOptions, Group, GroupError, Invariance, Member, OverlapReport, PairReport,
     Program, ProgramError, ProgramReport, Scope,
@@ -55,12 +67,14 @@ pub use expr::{parse, ExprId, ExprPool, Symbol};
 pub use guards::check::{Call, CallInput, CallTensor, CheckError, Failure, GuardSet, Outcome};
 pub use guards::{Guard, GuardKind};
 pub use layout::{Layout, View};
-pub use overlap::{PairProof, ProofOptions};
+pub use overlap::{Proof, ProofOptions};
 pub use symalias_solver::Solver;
 
 pub mod analysis;
 pub mod aot;
+/// The `symalias` command (`main` only; the binary's entry point).
 #[cfg(feature = "cli")]
+#[doc(hidden)]
 pub mod cli;
 pub mod env;
 pub mod expr;

@@ -11,7 +11,7 @@ use crate::expr::{ExprId, ExprPool};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
 use crate::overlap::{
-    analyze_views_listing, internal_overlap, prove_case, prove_internal, GroupAnswer, PairProof,
+    analyze_views_listing, internal_overlap, prove_case, prove_internal, GroupAnswer, Proof,
     ProofOptions, Verdict, Witness,
 };
 use crate::simplify::{simplify, SimplifyOptions};
@@ -176,8 +176,8 @@ impl Analyzer {
             // Without a proof only the hints are claimed: listed when it
             // overlaps itself there.
             let mut r = concrete_self_overlap(0, internal_overlap(v, self.options.budget))?;
-            if symbolic && r.proof == PairProof::Proved {
-                r.proof = PairProof::HintOnly;
+            if symbolic && r.proof == Proof::Proved {
+                r.proof = Proof::HintOnly;
             }
             return Some(r);
         }
@@ -188,12 +188,12 @@ impl Analyzer {
         let mut solver = super::new_solver(&self.options);
         let p = prove_internal(pool, env, l, v, &mut solver, opts);
         let proof = match p.invariant {
-            Some(true) => PairProof::Proved,
-            Some(false) => PairProof::Refuted,
-            None => PairProof::Unknown,
+            Some(true) => Proof::Proved,
+            Some(false) => Proof::Refuted,
+            None => Proof::Unknown,
         };
         let overlap = p.verdict.may_overlap();
-        (overlap || proof != PairProof::Proved).then(|| SelfOverlapReport {
+        (overlap || proof != Proof::Proved).then(|| SelfOverlapReport {
             member: 0,
             overlap,
             proof,
@@ -277,8 +277,8 @@ impl Analyzer {
 fn concrete_self_overlap(member: usize, verdict: Verdict) -> Option<SelfOverlapReport> {
     let proof = match verdict {
         Verdict::Disjoint => return None,
-        Verdict::Overlap(_) => PairProof::Proved,
-        Verdict::Undecided => PairProof::Unknown,
+        Verdict::Overlap(_) => Proof::Proved,
+        Verdict::Undecided => Proof::Unknown,
     };
     Some(SelfOverlapReport {
         member,
@@ -410,7 +410,7 @@ fn non_overlapping(n: usize, answer: &GroupAnswer) -> Vec<usize> {
 fn self_overlap_guard(group: &Group, reports: &[SelfOverlapReport]) -> Option<Guard> {
     let open: Vec<&SelfOverlapReport> = reports
         .iter()
-        .filter(|r| matches!(r.proof, PairProof::Unknown | PairProof::Refuted))
+        .filter(|r| matches!(r.proof, Proof::Unknown | Proof::Refuted))
         .collect();
     if open.is_empty() {
         return None;
@@ -497,9 +497,9 @@ fn hint_report(
             b: p.b,
             overlap: true,
             proof: match p.verdict {
-                Verdict::Undecided => PairProof::Unknown,
-                _ if symbolic => PairProof::HintOnly,
-                _ => PairProof::Proved,
+                Verdict::Undecided => Proof::Unknown,
+                _ if symbolic => Proof::HintOnly,
+                _ => Proof::Proved,
             },
             witness: match &p.verdict {
                 Verdict::Overlap(w) => Some(w.clone()),

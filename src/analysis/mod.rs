@@ -99,7 +99,7 @@ pub struct AnalyzerOptions {
 }
 
 /// Default of [`AnalyzerOptions::max_intermediate_bases`].
-pub const MAX_INTERMEDIATE_BASES: usize = 10_000;
+pub(crate) const MAX_INTERMEDIATE_BASES: usize = 10_000;
 
 impl Default for AnalyzerOptions {
     fn default() -> Self {

@@ -7,7 +7,7 @@ use crate::aot::meta::ViewAndMutationMeta;
 use crate::aot::signature::GraphSignature;
 use crate::aot::synthetic::SyntheticBases;
 use crate::guards::Guard;
-use crate::overlap::{PairProof, Witness};
+use crate::overlap::{Proof, Witness};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -43,7 +43,7 @@ pub struct PairReport {
     /// The footprints intersect at the hints (or the search could not tell).
     pub overlap: bool,
     /// What is known for all shapes.
-    pub proof: PairProof,
+    pub proof: Proof,
     /// A shared byte and the indices reaching it, for overlapping pairs.
     pub witness: Option<Witness>,
 }
@@ -56,7 +56,7 @@ pub struct SelfOverlapReport {
     /// It overlaps itself at the hints (or the search could not tell).
     pub overlap: bool,
     /// What is known for all shapes (`Proved` for concrete members).
-    pub proof: PairProof,
+    pub proof: Proof,
     /// The shared byte and the two indices reaching it, when it overlaps.
     pub witness: Option<Witness>,
     /// With `Refuted`: an allowed assignment at which the verdict differs.
@@ -76,7 +76,8 @@ pub struct OverlapReport {
     pub guards: Vec<Guard>,
     /// Every overlapping or undecided pair, and pairs whose proof status
     /// matters; pairs not listed are disjoint — unless `pairs_left_out` is
-    /// not zero (see [`GroupAnswer`](crate::overlap::GroupAnswer)).
+    /// not zero (past a cap, only pairs that join two components of the
+    /// overlap graph are listed).
     pub pairs: Vec<PairReport>,
     /// Candidate pairs inside an already connected component that were not
     /// decided or listed (a degenerate group: many views over one place).

@@ -16,7 +16,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Exit code for bad input.
-pub const EXIT_BAD_INPUT: u8 = 2;
+pub(crate) const EXIT_BAD_INPUT: u8 = 2;
 
 /// symalias: exact, symbolic-shape-aware alias analysis for ML compilers.
 ///
@@ -24,7 +24,7 @@ pub const EXIT_BAD_INPUT: u8 = 2;
 /// `symalias=trace`.
 #[derive(Debug, Parser)]
 #[command(name = "symalias", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -47,7 +47,7 @@ enum Command {
 
 /// Sets up `tracing` to stderr with the filter from `SYMALIAS_LOG` or `RUST_LOG`
 /// (default: warnings only).
-pub fn init_logging() {
+pub(crate) fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = std::env::var("SYMALIAS_LOG")
         .ok()

@@ -7,7 +7,7 @@
 mod facts;
 mod interval;
 
-pub use facts::Congruence;
+pub(crate) use facts::Congruence;
 pub use interval::Interval;
 
 use crate::expr::{BinOp, EvalError, ExprId, ExprPool, Node, Symbol, TernOp, Ty, UnOp};

@@ -11,18 +11,19 @@
 //! Invariants: a handle is only meaningful with the pool that made it; nodes are
 //! immutable once interned; integer constants in the pool fit `i64`.
 
-pub mod arith;
+internal! { pub mod arith; }
 mod eval;
 mod node;
-pub mod order;
+internal! { pub mod order; }
 mod parse;
 mod pool;
 mod print;
 
-pub use eval::{narrow, EvalError, EvalErrorKind, Value};
+pub use eval::{EvalError, EvalErrorKind, Value};
+internal! { pub use eval::narrow; }
 pub use node::{BinOp, ExprId, Node, Symbol, TernOp, Ty, UnOp};
-pub use parse::{
-    is_reserved, lower, parse, parse_ast, Ast, AstKind, InfixOp, ParseError, MAX_DEPTH,
-};
+pub use parse::{parse, ParseError, MAX_DEPTH};
+internal! { pub use parse::{is_reserved, lower, parse_ast, Ast, AstKind, InfixOp}; }
 pub use pool::ExprPool;
-pub use print::{python_float, Display};
+pub use print::Display;
+internal! { pub use print::python_float; }

@@ -136,7 +136,7 @@ pub enum TernOp {
 /// Canonical-form invariants kept by the pool's constructors (integer-typed nodes):
 /// `Add` and `Mul` have at least two operands, no nested operand of the same kind,
 /// at most one integer constant (last in `Add`, first in `Mul`), operands sorted
-/// by [`super::order`]; `Pow` has an exponent of at least 2; `Max`, `Min`, `And`,
+/// by the pool's total order; `Pow` has an exponent of at least 2; `Max`, `Min`, `And`,
 /// `Or` are flattened, deduplicated and sorted. Float-typed `Add`/`Mul` are kept
 /// binary and in source order, because float addition is not associative.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -11,7 +11,7 @@ use hashbrown::HashMap;
 /// folded (only when the folded value is exactly what evaluation gives, and
 /// fits `i64`), integer sums and products are flattened, like terms and equal
 /// factors are combined, operands of commutative nodes are sorted by
-/// [`order::cmp`]. Nothing heavier happens here: simplification is the job of
+/// a total order on nodes (`order::cmp`). Nothing heavier happens here: simplification is the job of
 /// the `simplify` module.
 ///
 /// ```

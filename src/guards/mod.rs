@@ -3,13 +3,13 @@
 //! * [`model`]: the guard kinds and their PyTorch text form.
 //! * [`check`]: the run-time checker on a concrete call (sort-and-sweep for the
 //!   StorageOverlap partition).
-//! * [`compact_shape_guards`]: a list of shape guards is a conjunction; bounds
+//! * `compact_shape_guards`: a list of shape guards is a conjunction; bounds
 //!   on one symbol (`7 < s1`, `8 < s1`, `s1 <= 43`) are merged into the
 //!   tightest pair, identical conditions are listed once.
 
 pub mod check;
 pub mod model;
-pub mod plan;
+internal! { pub mod plan; }
 
 pub use model::{Guard, GuardKind};
 
@@ -17,18 +17,7 @@ use crate::expr::{BinOp, ExprId, ExprPool, Node, Symbol};
 
 /// Merges single-symbol bounds of a conjunction of shape guards and drops
 /// repeated conditions. The result holds exactly where all inputs hold.
-///
-/// ```
-/// use symalias::expr::{parse, ExprPool};
-/// use symalias::guards::compact_shape_guards;
-/// let mut pool = ExprPool::new();
-/// let gs: Vec<_> = ["8 < s1", "7 < s1", "(3 <= s1) & (s1 <= 43)", "s1 <= 21", "Eq(Mod(s1, 2), 0)"]
-///     .iter().map(|t| parse(&mut pool, t).unwrap()).collect();
-/// let out = compact_shape_guards(&mut pool, &gs);
-/// let text: Vec<String> = out.iter().map(|&g| pool.display(g).to_string()).collect();
-/// assert_eq!(text, vec!["(9 <= s1) & (s1 <= 21)", "Eq(Mod(s1, 2), 0)"]);
-/// ```
-pub fn compact_shape_guards(pool: &mut ExprPool, guards: &[ExprId]) -> Vec<ExprId> {
+pub(crate) fn compact_shape_guards(pool: &mut ExprPool, guards: &[ExprId]) -> Vec<ExprId> {
     let mut atoms: Vec<ExprId> = Vec::new();
     for &g in guards {
         match pool.node(g) {
@@ -127,4 +116,28 @@ fn bound_of(pool: &ExprPool, a: ExprId) -> Option<(Symbol, Option<i64>, Option<i
         BinOp::Eq => (sym, Some(c), Some(c)),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact_shape_guards;
+    use crate::expr::{parse, ExprPool};
+
+    #[test]
+    fn bounds_merge_and_repeats_go() {
+        let mut pool = ExprPool::new();
+        let gs: Vec<_> = [
+            "8 < s1",
+            "7 < s1",
+            "(3 <= s1) & (s1 <= 43)",
+            "s1 <= 21",
+            "Eq(Mod(s1, 2), 0)",
+        ]
+        .iter()
+        .map(|t| parse(&mut pool, t).unwrap())
+        .collect();
+        let out = compact_shape_guards(&mut pool, &gs);
+        let text: Vec<String> = out.iter().map(|&g| pool.display(g).to_string()).collect();
+        assert_eq!(text, vec!["(9 <= s1) & (s1 <= 21)", "Eq(Mod(s1, 2), 0)"]);
+    }
 }

@@ -3,7 +3,6 @@
 
 use super::error::InputError;
 use serde::de::DeserializeOwned;
-use std::io::BufRead;
 
 /// One line of a JSON Lines input, parsed into `T` or an error naming the line
 /// and the field.
@@ -99,23 +98,4 @@ fn located<T: DeserializeOwned>(line: usize, text: &str, direct: serde_json::Err
         id,
         value: Err(error),
     }
-}
-
-/// Reads JSON Lines from `reader`, skipping blank lines. An unreadable input
-/// (I/O error, invalid UTF-8) ends the iteration with an error item.
-pub fn read_jsonl<T: DeserializeOwned, R: BufRead>(reader: R) -> impl Iterator<Item = JsonLine<T>> {
-    reader.lines().enumerate().filter_map(|(i, l)| match l {
-        Ok(text) if text.trim().is_empty() => None,
-        Ok(text) => Some(parse_line(i + 1, &text)),
-        Err(e) => Some(JsonLine {
-            line: i + 1,
-            id: None,
-            value: Err(InputError {
-                line: Some(i + 1),
-                id: None,
-                field: None,
-                message: format!("cannot read input: {e}"),
-            }),
-        }),
-    })
 }

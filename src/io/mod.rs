@@ -15,10 +15,12 @@ mod overlap_case;
 mod program;
 mod types;
 
-pub use error::{abbrev, InputError};
+#[cfg(feature = "cli")]
+pub(crate) use error::abbrev;
+pub use error::InputError;
 pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc};
-pub use jsonl::{parse_line, read_jsonl, JsonLine};
-pub use load::{load_env, load_expr, load_layout, LayoutFields};
+pub use jsonl::{parse_line, JsonLine};
+pub use load::{load_env, load_expr};
 pub use overlap_case::run_overlap_case;
 pub use program::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,

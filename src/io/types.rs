@@ -171,7 +171,7 @@ pub struct ExprResult {
 }
 
 use super::guard::GuardDoc;
-use crate::overlap::PairProof;
+use crate::overlap::Proof;
 
 /// Per-pair detail of an overlap result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,7 +183,7 @@ pub struct PairDoc {
     /// Whether the two footprints intersect at the hints.
     pub overlap: bool,
     /// `proved`, `refuted`, `hint_only` or `unknown`.
-    pub proof: PairProof,
+    pub proof: Proof,
     /// A shared byte address and the indices of both tensors reaching it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<WitnessDoc>,
@@ -255,7 +255,7 @@ pub struct SelfOverlapResult {
     pub overlap: bool,
     /// `proved`, `refuted`, `hint_only` or `unknown`: whether `overlap`
     /// holds for all allowed shapes.
-    pub proof: PairProof,
+    pub proof: Proof,
     /// A byte it reaches from two indices (`index_a != index_b`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<WitnessDoc>,

@@ -14,7 +14,8 @@
 
 mod view;
 
-pub use view::{default_itemsize, View, ViewError, ViewRef};
+pub(crate) use view::default_itemsize;
+pub use view::{View, ViewError, ViewRef};
 
 use crate::expr::{EvalError, ExprId, ExprPool, Symbol};
 use thiserror::Error;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Serde default of `itemsize` (every format's tensors use it).
-pub fn default_itemsize() -> i64 {
+pub(crate) fn default_itemsize() -> i64 {
     super::DEFAULT_ITEMSIZE
 }
 

@@ -13,7 +13,7 @@
 //! candidate pairs) rather than O(k²).
 
 use super::footprint::Footprint;
-use super::group::{PairSink, PairVerdict};
+use super::group::{ListedPair, PairSink};
 use super::pair::{Verdict, Witness};
 use smallvec::SmallVec;
 use std::cmp::Reverse;
@@ -147,9 +147,9 @@ pub(crate) fn overlapping_pairs(
             }
             if let Some(v) = intersect(chain, &items[j], &items[i]) {
                 sink.push(if a < b {
-                    PairVerdict { a, b, verdict: v }
+                    ListedPair { a, b, verdict: v }
                 } else {
-                    PairVerdict {
+                    ListedPair {
                         a: b,
                         b: a,
                         verdict: swap(v),

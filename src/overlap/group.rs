@@ -19,7 +19,7 @@ use tracing::debug;
 
 /// One listed pair of a group answer: `a < b` and what the exact test says.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PairVerdict {
+pub struct ListedPair {
     /// The first view.
     pub a: usize,
     /// The second view (`a < b`).
@@ -43,7 +43,7 @@ pub struct GroupAnswer {
     /// fewer than the cap ([`PAIR_LIST_CAP`] by default), then only those that join two
     /// components of the overlap graph (so that the components of the listed
     /// pairs are the true components, and every overlapping view is listed).
-    pub pairs: Vec<PairVerdict>,
+    pub pairs: Vec<ListedPair>,
     /// Candidate pairs (extents meet) within an already connected component,
     /// past the cap: neither decided nor listed (whatever they are, they
     /// change neither the overlapping set nor the components).
@@ -57,7 +57,7 @@ pub struct GroupAnswer {
 pub(crate) struct PairSink {
     cap: usize,
     parent: Vec<usize>,
-    pub(crate) pairs: Vec<PairVerdict>,
+    pub(crate) pairs: Vec<ListedPair>,
     pub(crate) left_out: usize,
 }
 
@@ -94,7 +94,7 @@ impl PairSink {
 
     /// Records an overlapping (or undecided) pair that [`PairSink::wants`]
     /// asked for (so it is under the cap or joins two components: listed).
-    pub(crate) fn push(&mut self, p: PairVerdict) {
+    pub(crate) fn push(&mut self, p: ListedPair) {
         let (ra, rb) = (self.root(p.a), self.root(p.b));
         if ra != rb {
             self.parent[ra] = rb;
@@ -150,7 +150,7 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64, listed_pairs: usize)
                 exact_tests += 1;
                 let v = decide(&fps[a], &fps[b], budget);
                 if v.may_overlap() {
-                    sink.push(PairVerdict { a, b, verdict: v });
+                    sink.push(ListedPair { a, b, verdict: v });
                 }
             }
             let heap = if is_box[i] {

@@ -17,28 +17,22 @@ mod internal;
 mod pair;
 mod proof;
 
-pub use group::{components, GroupAnswer, PairVerdict, PAIR_LIST_CAP};
+internal! { pub use group::{components, GroupAnswer, ListedPair, PAIR_LIST_CAP}; }
 pub use internal::internal_overlap;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub(crate) use proof::prove_case;
-pub use proof::{prove_internal, InternalProof, PairProof, ProofOptions};
+internal! { pub use proof::prove_internal; }
+pub use proof::{InternalProof, Proof, ProofOptions};
 
 use crate::layout::{View, ViewRef};
 
-/// Analyses concrete views of one storage (validated with [`View::validate`]).
-///
-/// ```
-/// use symalias::layout::View;
-/// use symalias::overlap::{analyze_views, DEFAULT_BUDGET};
-/// // Bug B0 of PyTorch: (4,4),(9,1) at offsets 0 and 9 overlap (addresses 9..12, ...).
-/// let a = View::new(&[4, 4], &[9, 1], 0);
-/// let b = View::new(&[4, 4], &[9, 1], 9);
-/// let c = View::new(&[4, 4], &[9, 1], 4 * 9 + 100);
-/// let ans = analyze_views(&[a, b, c], DEFAULT_BUDGET);
-/// assert_eq!(ans.overlapping, vec![0, 1]);
-/// ```
-pub fn analyze_views(views: &[View], budget: u64) -> GroupAnswer {
-    analyze_views_listing(views, budget, PAIR_LIST_CAP)
+internal! {
+    /// Analyses concrete views of one storage (validated with
+    /// [`View::validate`]): the overlapping set, the listed pairs with their
+    /// verdicts and witnesses. Embedders: [`crate::Analyzer::overlap_views`].
+    pub fn analyze_views(views: &[View], budget: u64) -> GroupAnswer {
+        analyze_views_listing(views, budget, PAIR_LIST_CAP)
+    }
 }
 
 /// [`analyze_views`] listing at most `listed_pairs` pairs before it lists
@@ -68,6 +62,10 @@ pub(crate) fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
 /// // Windows of 4 elements at offsets 0, 1, 2 and one at 10.
 /// let v = |offset| ViewRef { sizes: &[4], strides: &[1], offset, itemsize: 4 };
 /// assert_eq!(overlapping_views(&[v(0), v(1), v(2), v(10)], DEFAULT_BUDGET), vec![0, 1, 2]);
+///
+/// // Bug B0 of PyTorch: (4,4),(9,1) at offsets 0 and 9 overlap (addresses 9..12, ...).
+/// let w = |offset| ViewRef { sizes: &[4, 4], strides: &[9, 1], offset, itemsize: 4 };
+/// assert_eq!(overlapping_views(&[w(0), w(9), w(4 * 9 + 100)], DEFAULT_BUDGET), vec![0, 1]);
 /// ```
 pub fn overlapping_views(views: &[ViewRef], budget: u64) -> Vec<usize> {
     analyze_refs(views, budget, 0).overlapping

@@ -90,6 +90,7 @@ define_language! {
 
 impl Sym {
     /// The type of the values of this node (`Opaque` leaves are looked up by the caller).
+#[cfg(any(test, feature = "internals"))]
     pub fn ty(&self) -> Option<Ty> {
         Some(match self {
             Sym::Eq(_)

@@ -1,10 +1,10 @@
 //! The simplifier: equality saturation with [`egg`] under the environment's
 //! facts, then extraction of the smallest equivalent expression.
 //!
-//! * [`lang`]: the e-graph language and the conversions to and from the pool.
+//! * `lang`: the e-graph language and the conversions to and from the pool.
 //! * `analysis`: per-class type, interval and congruence (the facts that
 //!   conditional rules consult), constants added as e-nodes.
-//! * [`rules`]: rewrite rules by topic, as checkable data.
+//! * `rules`: rewrite rules by topic, as checkable data.
 //! * `cost`: the tree-size cost of extraction.
 //!
 //! Invariants: the result equals the input at every assignment allowed by the
@@ -16,9 +16,9 @@
 
 pub(crate) mod analysis;
 pub(crate) mod cost;
-pub mod lang;
+internal! { pub mod lang; }
 pub(crate) mod poly;
-pub mod rules;
+internal! { pub mod rules; }
 
 use crate::env::Env;
 use crate::expr::{ExprId, ExprPool, Node};

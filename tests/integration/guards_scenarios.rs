@@ -67,7 +67,7 @@ fn scenario_29_inputs_overlapping_with_mutation_recompile() {
     let p12 = r.pairs.iter().find(|p| (p.a, p.b) == (1, 2)).unwrap();
     assert_eq!(
         (p12.overlap, p12.proof),
-        (true, symalias::overlap::PairProof::Refuted)
+        (true, symalias::overlap::Proof::Refuted)
     );
     let guards = shape_guards(&r);
     assert_eq!(guards.len(), 1, "{guards:?}");

@@ -68,7 +68,7 @@ fn check(views: &[View]) -> Result<(), TestCaseError> {
     let refs: Vec<_> = views.iter().map(View::view_ref).collect();
     let set_only = overlapping_views(&refs, DEFAULT_BUDGET);
     prop_assert_eq!(&set_only, &want_set, "set only, {:?}", views);
-    for symalias::overlap::PairVerdict { a, b, verdict: v } in &got.pairs {
+    for symalias::overlap::ListedPair { a, b, verdict: v } in &got.pairs {
         match v {
             Verdict::Overlap(w) => {
                 prop_assert!(

@@ -155,7 +155,7 @@ proptest! {
                 let at: Vec<i64> = (0..syms.len()).map(|i| cx[&format!("s{i}")]).collect();
                 prop_assert!(domain.contains(&at), "counterexample outside the domain");
                 prop_assert_ne!(&classify(&at), &r.overlapping, "counterexample {:?} changes nothing: {}", at, text);
-                prop_assert!(r.pairs.iter().any(|p| p.proof == symalias::overlap::PairProof::Refuted), "no pair marked refuted: {}", text);
+                prop_assert!(r.pairs.iter().any(|p| p.proof == symalias::overlap::Proof::Refuted), "no pair marked refuted: {}", text);
             }
             None => prop_assert!(!r.guards.is_empty()),
         }

@@ -248,8 +248,6 @@ fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<Exp
     let x = lower(pool, a)?;
     let y = lower(pool, b)?;
     let (want, name) = match op {
-        InfixOp::Add => (Want::Numeric, "`+`"),
-        InfixOp::Sub => (Want::Numeric, "`-`"),
         InfixOp::Mul => (Want::Numeric, "`*`"),
         InfixOp::FloorDiv => (Want::Int, "`//`"),
         InfixOp::Mod => (Want::Int, "`%`"),
@@ -261,8 +259,6 @@ fn lower_infix(pool: &mut ExprPool, op: InfixOp, a: &Ast, b: &Ast) -> Result<Exp
     check(pool, x, want, name, a)?;
     check(pool, y, want, name, b)?;
     Ok(match op {
-        InfixOp::Add => pool.add(&[x, y]),
-        InfixOp::Sub => pool.sub(x, y),
         InfixOp::Mul => unreachable!("handled above"),
         InfixOp::FloorDiv => pool.binary(BinOp::FloorDiv, x, y),
         InfixOp::Mod => pool.binary(BinOp::Mod, x, y),

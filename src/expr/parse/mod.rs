@@ -49,10 +49,6 @@ pub(super) fn err<T>(offset: usize, message: impl Into<String>) -> Result<T, Par
 /// Infix operators of the syntax tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InfixOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
     /// `*`
     Mul,
     /// `//`
@@ -142,7 +138,8 @@ impl Ast {
         }
     }
 
-    /// Number of nodes of the tree.
+    /// Number of nodes of the tree (for tests).
+    #[cfg(any(test, feature = "internals"))]
     pub fn size(&self) -> usize {
         1 + match &self.kind {
             AstKind::Int(_) | AstKind::Float(_) | AstKind::Bool(_) | AstKind::Name(_) => 0,

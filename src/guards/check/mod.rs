@@ -135,37 +135,6 @@ pub enum GuardProblem {
     LayoutRank,
 }
 
-/// Checks `guards` (expressions in `pool`) in order on `call`; `symbols`
-/// maps symbol names to sources. (One-off form of [`GuardSet`]; a compiler
-/// checking many calls against one list prepares the set once.)
-///
-/// ```
-/// use std::collections::BTreeMap;
-/// use symalias::expr::ExprPool;
-/// use symalias::guards::{check::{check, Call}, Guard, GuardKind};
-/// let guards = vec![Guard::new(GuardKind::StorageOverlap {
-///     overlapping: vec!["L['a']".into(), "L['b']".into()],
-///     non_overlapping: vec!["L['c']".into()],
-///     components: vec![],
-/// }, "the graph mutates L['a'] through a synthetic base")];
-/// let call = |b_offset: i64| -> Call { serde_json::from_value(serde_json::json!({"inputs": [
-///     {"source": "L['a']", "tensor": {"object": "a", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": 0}},
-///     {"source": "L['b']", "tensor": {"object": "b", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": b_offset}},
-///     {"source": "L['c']", "tensor": {"object": "c", "storage": "S", "sizes": [5], "strides": [1], "storage_offset": 10}}
-/// ]})).unwrap() };
-/// let pool = ExprPool::new();
-/// assert!(check(&pool, &guards, &BTreeMap::new(), &call(4)).unwrap().passed());
-/// assert!(!check(&pool, &guards, &BTreeMap::new(), &call(8)).unwrap().passed()); // b now meets c
-/// ```
-pub fn check(
-    pool: &ExprPool,
-    guards: &[Guard],
-    symbols: &BTreeMap<String, String>,
-    call: &Call,
-) -> Result<Outcome, CheckError> {
-    GuardSet::prepare(pool, guards, symbols)?.check(call)
-}
-
 /// A guard list prepared for checking many calls.
 ///
 /// Fast-path guards stand in for the StorageOverlap guard after them: while
@@ -173,9 +142,7 @@ pub fn check(
 ///
 /// ```
 /// use std::collections::BTreeMap;
-/// use symalias::guards::{check::{Call, GuardSet}, Guard, GuardKind};
-/// use symalias::expr::{parse, ExprPool};
-/// use symalias::layout::Layout;
+/// use symalias::{parse, Call, CallTensor, ExprPool, Guard, GuardKind, GuardSet, Layout, View};
 /// let mut pool = ExprPool::new();
 /// let mut e = |t: &str| parse(&mut pool, t).unwrap();
 /// // With c = x[9:] (this layout), the partition holds when 10 <= s0.
@@ -194,12 +161,12 @@ pub fn check(
 /// let symbols = BTreeMap::from([("s0".to_string(), "L['x'].size()[0]".to_string())]);
 /// let set = GuardSet::prepare(&pool, &guards, &symbols).unwrap();
 /// // x[:5], x[7:13], x[9:] of x = ones(n), as PyTorch's #29.
-/// let call = |n: i64, c: (i64, i64)| -> Call { serde_json::from_value(serde_json::json!({"inputs": [
-///     {"source": "L['x']", "tensor": {"object": "x", "storage": "X", "sizes": [n], "strides": [1]}},
-///     {"source": "L['a']", "tensor": {"object": "a", "storage": "X", "sizes": [5], "strides": [1]}},
-///     {"source": "L['b']", "tensor": {"object": "b", "storage": "X", "sizes": [6], "strides": [1], "storage_offset": 7}},
-///     {"source": "L['c']", "tensor": {"object": "c", "storage": "X", "sizes": [c.0], "strides": [1], "storage_offset": c.1}}
-/// ]})).unwrap() };
+/// let t = |object: &str, size: i64, offset: i64| CallTensor::new(object, "X", View::new(&[size], &[1], offset));
+/// let call = |n: i64, c: (i64, i64)| Call::new()
+///     .tensor("L['x']", t("x", n, 0))
+///     .tensor("L['a']", t("a", 5, 0))
+///     .tensor("L['b']", t("b", 6, 7))
+///     .tensor("L['c']", t("c", c.0, c.1));
 /// assert!(set.check(&call(20, (11, 9))).unwrap().passed()); // the fast path holds
 /// assert!(set.check(&call(20, (3, 8))).unwrap().passed()); // it fails, the partition holds
 /// let out = set.check(&call(20, (2, 13))).unwrap(); // PyTorch's call 2
@@ -219,6 +186,24 @@ impl GuardSet {
     /// Prepares `guards`, whose expressions live in `pool` (the set keeps a
     /// copy); `symbols` maps the symbols of their expressions to sources.
     /// Fails on a symbol without source or a malformed guard.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use symalias::{Call, CallTensor, ExprPool, Guard, GuardKind, GuardSet, View};
+    /// let guards = vec![Guard::new(GuardKind::StorageOverlap {
+    ///     overlapping: vec!["L['a']".into(), "L['b']".into()],
+    ///     non_overlapping: vec!["L['c']".into()],
+    ///     components: vec![],
+    /// }, "the graph mutates L['a'] through a synthetic base")];
+    /// let set = GuardSet::prepare(&ExprPool::new(), &guards, &BTreeMap::new()).unwrap();
+    /// let t = |object: &str, offset: i64| CallTensor::new(object, "S", View::new(&[5], &[1], offset));
+    /// let call = |b_offset: i64| Call::new()
+    ///     .tensor("L['a']", t("a", 0))
+    ///     .tensor("L['b']", t("b", b_offset))
+    ///     .tensor("L['c']", t("c", 10));
+    /// assert!(set.check(&call(4)).unwrap().passed());
+    /// assert!(!set.check(&call(8)).unwrap().passed()); // b now meets c
+    /// ```
     pub fn prepare(
         pool: &ExprPool,
         guards: &[Guard],

@@ -53,27 +53,27 @@ impl Prover<'_, '_> {
     /// A link of the chain: `end_x < start_y` for all allowed shapes (by
     /// intervals, else z3; a z3 model is a counterexample only if the exact
     /// classification differs there).
-    pub(super) fn prove_link(&mut self, x: usize, y: usize, local_tries: &mut usize) -> PairProof {
+    pub(super) fn prove_link(&mut self, x: usize, y: usize, local_tries: &mut usize) -> Proof {
         let gap = self.pool.sub(self.fps[y].start, self.fps[x].end);
         if self.positive(gap) {
-            return PairProof::Proved;
+            return Proof::Proved;
         }
         // Before z3: move only the link's own symbols to their bounds.
         if self.counterexample.is_none() && *local_tries > 0 {
             *local_tries -= 1;
             if self.local_samples(gap) {
-                return PairProof::Refuted;
+                return Proof::Refuted;
             }
         }
         if !self.can_ask() {
-            return PairProof::Unknown;
+            return Proof::Unknown;
         }
         let mut enc = self.enc.clone();
         let (Ok(end), Ok(start)) = (
             enc.term(self.pool, self.fps[x].end),
             enc.term(self.pool, self.fps[y].start),
         ) else {
-            return PairProof::Unknown;
+            return Proof::Unknown;
         };
         self.ask_disjoint(&enc, vec![end.cmp(Cmp::Ge, start)])
     }
@@ -85,10 +85,10 @@ impl Prover<'_, '_> {
     pub(super) fn chain_pairwise(
         &mut self,
         chain: &[usize],
-        broken: &[(usize, usize, PairProof)],
-        status: &mut HashMap<(usize, usize), PairProof>,
+        broken: &[(usize, usize, Proof)],
+        status: &mut HashMap<(usize, usize), Proof>,
     ) -> bool {
-        if chain.len() > PAIRWISE_CHAIN || broken.iter().any(|b| b.2 == PairProof::Refuted) {
+        if chain.len() > PAIRWISE_CHAIN || broken.iter().any(|b| b.2 == Proof::Refuted) {
             return false;
         }
         let mut segment = Vec::with_capacity(chain.len());
@@ -108,7 +108,7 @@ impl Prover<'_, '_> {
                 let st = *status
                     .entry(key)
                     .or_insert_with(|| self.prove_disjoint(key.0, key.1));
-                if st != PairProof::Proved {
+                if st != Proof::Proved {
                     return false;
                 }
             }

@@ -89,7 +89,7 @@ impl ProofOptions {
 /// `unknown`, `hint_only`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PairProof {
+pub enum Proof {
     /// The hint verdict holds for all allowed shapes.
     Proved,
     /// Some allowed shape changes it.
@@ -110,11 +110,11 @@ pub(crate) struct PairStatus {
     /// They overlap at the hints.
     pub overlap: bool,
     /// What is known for all shapes.
-    pub proof: PairProof,
+    pub proof: Proof,
 }
 
 impl PairStatus {
-    fn new(a: usize, b: usize, overlap: bool, proof: PairProof) -> PairStatus {
+    fn new(a: usize, b: usize, overlap: bool, proof: Proof) -> PairStatus {
         PairStatus {
             a,
             b,
@@ -312,7 +312,7 @@ struct Tally {
     /// Pairs not proved (and, at the end, every overlapping pair).
     pairs: Vec<PairStatus>,
     /// Disjointness already decided, by pair.
-    status: HashMap<(usize, usize), PairProof>,
+    status: HashMap<(usize, usize), Proof>,
     /// Shape guards covering the requirements not proved.
     guards: Vec<ExprId>,
     /// Every requirement not proved has a shape guard.
@@ -412,7 +412,7 @@ impl Prover<'_, '_> {
             let st = persistent
                 .get(&(p.a, p.b))
                 .copied()
-                .unwrap_or(PairProof::HintOnly);
+                .unwrap_or(Proof::HintOnly);
             tally.pairs.push(PairStatus::new(p.a, p.b, true, st));
         }
         tally.pairs.sort_by_key(|p| (p.a, p.b));
@@ -436,11 +436,11 @@ impl Prover<'_, '_> {
             in_chain[c] = true;
         }
         let mut local_tries = LOCAL_SAMPLED_LINKS;
-        let broken: Vec<(usize, usize, PairProof)> = chain
+        let broken: Vec<(usize, usize, Proof)> = chain
             .windows(2)
             .filter_map(|w| {
                 let st = self.prove_link(w[0], w[1], &mut local_tries);
-                (st != PairProof::Proved).then_some((w[0], w[1], st))
+                (st != Proof::Proved).then_some((w[0], w[1], st))
             })
             .collect();
         if !broken.is_empty() && !self.chain_pairwise(&chain, &broken, &mut tally.status) {
@@ -479,13 +479,13 @@ impl Prover<'_, '_> {
                     None => {
                         let s = self.prove_disjoint(key.0, key.1);
                         tally.status.insert(key, s);
-                        if s != PairProof::Proved {
+                        if s != Proof::Proved {
                             tally.pairs.push(PairStatus::new(key.0, key.1, false, s));
                         }
                         s
                     }
                 };
-                if st != PairProof::Proved {
+                if st != Proof::Proved {
                     tally.all_proved = false;
                     let g = self.disjoint_guard(key.0, key.1);
                     tally.guard(g);
@@ -501,8 +501,8 @@ impl Prover<'_, '_> {
         tally: &mut Tally,
         overlapping: &[bool],
         hint: &GroupAnswer,
-    ) -> HashMap<(usize, usize), PairProof> {
-        let mut persistent: HashMap<(usize, usize), PairProof> = HashMap::new();
+    ) -> HashMap<(usize, usize), Proof> {
+        let mut persistent: HashMap<(usize, usize), Proof> = HashMap::new();
         for v in (0..overlapping.len()).filter(|&v| overlapping[v]) {
             if !tally.all_guarded {
                 break;
@@ -517,7 +517,7 @@ impl Prover<'_, '_> {
                 *persistent
                     .entry((a, b))
                     .or_insert_with(|| self.prove_overlap(a, b, hint))
-                    == PairProof::Proved
+                    == Proof::Proved
             });
             if !done {
                 debug!(view = v, partners = partners.len(), "no persistent partner");
@@ -567,8 +567,8 @@ impl Prover<'_, '_> {
             .collect();
         for (a, b, overlap) in flipped {
             match index.get(&(a, b)) {
-                Some(&k) => pairs[k].proof = PairProof::Refuted,
-                None => pairs.push(PairStatus::new(a, b, overlap, PairProof::Refuted)),
+                Some(&k) => pairs[k].proof = Proof::Refuted,
+                None => pairs.push(PairStatus::new(a, b, overlap, Proof::Refuted)),
             }
         }
         pairs.sort_by_key(|p| (p.a, p.b));
@@ -618,11 +618,11 @@ impl Prover<'_, '_> {
     /// Asks whether two views can meet (`assertions` describe a shared
     /// address): unsat proves them disjoint; a model refutes only if the
     /// exact classification differs there.
-    fn ask_disjoint(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> PairProof {
+    fn ask_disjoint(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Proof {
         match self.ask(enc, assertions) {
-            Asked::Unsat => PairProof::Proved,
-            Asked::Model(cx) if self.try_counterexample(cx.clone()) => PairProof::Refuted,
-            Asked::Model(_) | Asked::Unknown => PairProof::Unknown,
+            Asked::Unsat => Proof::Proved,
+            Asked::Model(cx) if self.try_counterexample(cx.clone()) => Proof::Refuted,
+            Asked::Model(_) | Asked::Unknown => Proof::Unknown,
         }
     }
 
@@ -690,11 +690,11 @@ impl Prover<'_, '_> {
         Some(Term::Add(parts))
     }
 
-    fn prove_disjoint(&mut self, a: usize, b: usize) -> PairProof {
+    fn prove_disjoint(&mut self, a: usize, b: usize) -> Proof {
         // Interval bounds of the gaps between the extents.
         for (x, y) in [(a, b), (b, a)] {
             if self.gap_positive(x, y) {
-                return PairProof::Proved;
+                return Proof::Proved;
             }
         }
         // A view that is empty for all shapes meets nothing.
@@ -704,26 +704,26 @@ impl Prover<'_, '_> {
                 .iter()
                 .any(|&n| self.env.interval(self.pool, n).hi.is_some_and(|h| h <= 0))
             {
-                return PairProof::Proved;
+                return Proof::Proved;
             }
         }
         if !self.time_left() {
-            return PairProof::Unknown;
+            return Proof::Unknown;
         }
         if self.separated_by_blocks(a, b) {
-            return PairProof::Proved;
+            return Proof::Proved;
         }
         match self.split_disjoint(a, b) {
-            PairProof::Unknown => {}
+            Proof::Unknown => {}
             settled => return settled,
         }
         if !self.can_ask() {
-            return PairProof::Unknown;
+            return Proof::Unknown;
         }
         let mut enc = self.enc.clone();
         match self.meet(&mut enc, a, b, "i") {
             Some((_, side)) => self.ask_disjoint(&enc, side),
-            None => PairProof::Unknown,
+            None => Proof::Unknown,
         }
     }
 
@@ -959,28 +959,28 @@ impl Prover<'_, '_> {
         }
     }
 
-    fn prove_overlap(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> PairProof {
+    fn prove_overlap(&mut self, a: usize, b: usize, hint: &GroupAnswer) -> Proof {
         if !self.time_left() {
-            return PairProof::Unknown;
+            return Proof::Unknown;
         }
         if let Some(cond) = self.runs_meet(a, b) {
             if self.always(cond) {
-                return PairProof::Proved;
+                return Proof::Proved;
             }
         }
         if self.run_holds_partner(a, b) {
-            return PairProof::Proved;
+            return Proof::Proved;
         }
         let ws = self.witnesses(a, b, hint);
         for w in &ws {
             let cond = self.witness_condition(a, b, w);
             if self.always(cond) {
-                return PairProof::Proved;
+                return Proof::Proved;
             }
         }
         for w in &ws {
             if self.generalised_witness(a, b, w) {
-                return PairProof::Proved;
+                return Proof::Proved;
             }
         }
         self.quantified_overlap(a, b)

@@ -16,7 +16,7 @@
 //! condition that cannot be proved abandons the split (unknown, never a
 //! wrong "disjoint").
 
-use super::{PairProof, Prover};
+use super::{Proof, Prover};
 use crate::expr::{ExprId, Node};
 use crate::simplify::poly::expand;
 use symalias_solver::{Cmp, Term};
@@ -160,9 +160,9 @@ impl Prover<'_, '_> {
 
     /// Disjointness of `a` and `b` through the stride split (see the module
     /// docs); `Unknown` when no candidate stride settles it.
-    pub(super) fn split_disjoint(&mut self, a: usize, b: usize) -> PairProof {
+    pub(super) fn split_disjoint(&mut self, a: usize, b: usize) -> Proof {
         if !self.time_left() {
-            return PairProof::Unknown;
+            return Proof::Unknown;
         }
         for g in self.split_candidates(a, b) {
             let sa = self.split_view(a, g);
@@ -191,17 +191,17 @@ impl Prover<'_, '_> {
                 || self.below(qa_hi, qb_lo)
                 || self.below(qb_hi, qa_lo)
             {
-                return PairProof::Proved;
+                return Proof::Proved;
             }
             if let Some(p) = self.split_system(&sa, &sb) {
                 return p;
             }
         }
-        PairProof::Unknown
+        Proof::Unknown
     }
 
     /// z3 on the split system: indices in range, `Q_a = Q_b`, `R_a = R_b`.
-    fn split_system(&mut self, sa: &Split, sb: &Split) -> Option<PairProof> {
+    fn split_system(&mut self, sa: &Split, sb: &Split) -> Option<Proof> {
         if !self.can_ask() {
             return None;
         }
@@ -231,7 +231,7 @@ impl Prover<'_, '_> {
         // A model of the split system is an overlap only under the proved
         // side conditions; the exact check decides.
         match self.ask_disjoint(&enc, side) {
-            PairProof::Unknown => None,
+            Proof::Unknown => None,
             settled => Some(settled),
         }
     }

@@ -103,6 +103,7 @@ impl Cond {
     }
 
     /// The condition at one point (variable values, booleans as 0/1).
+#[cfg(any(test, feature = "internals"))]
     pub fn holds_at(&self, v: &dyn Fn(&str) -> i128) -> bool {
         match self {
             Cond::NonNeg(x) => v(x) >= 0,

@@ -73,16 +73,6 @@ pub fn eval_ast(ast: &Ast, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<Wide,
             }
             let y = ev(b)?;
             match op {
-                InfixOp::Add => arith::add(x, y)?,
-                InfixOp::Sub => match (x, y) {
-                    (Wide::Int(p), Wide::Int(q)) => {
-                        Wide::Int(p.checked_sub(q).ok_or(ArithError::Overflow)?)
-                    }
-                    (Wide::Bool(_), _) | (_, Wide::Bool(_)) => {
-                        return Err(ArithError::Type("-".into()))
-                    }
-                    _ => Wide::Float(as_f64(x) - as_f64(y)),
-                },
                 InfixOp::Mul => arith::mul(x, y)?,
                 InfixOp::FloorDiv => arith::binary(BinOp::FloorDiv, x, y)?,
                 InfixOp::Mod => arith::binary(BinOp::Mod, x, y)?,

@@ -116,11 +116,11 @@ pub fn partition_guards(r: &symalias::io::OverlapResult) -> Vec<&symalias::io::G
 /// A `self_overlap` guard is present exactly when some self-overlap verdict
 /// is not proved (unknown or refuted), and lists exactly those tensors.
 pub fn self_overlap_guarded_iff_unproved(r: &symalias::io::OverlapResult) -> bool {
-    use symalias::overlap::PairProof;
+    use symalias::overlap::Proof;
     let open: Vec<&symalias::io::SelfOverlapResult> = r
         .self_overlap
         .iter()
-        .filter(|s| matches!(s.proof, PairProof::Unknown | PairProof::Refuted))
+        .filter(|s| matches!(s.proof, Proof::Unknown | Proof::Refuted))
         .collect();
     let listed: Vec<usize> = r
         .guards
