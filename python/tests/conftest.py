@@ -26,19 +26,48 @@ def fresh_torch(request):
         cfg.force_disable_caches = old
 
 
-def pytest_terminal_summary(terminalreporter):
-    """How many frames compiled in this process under ``install()`` needed
-    any symalias run-time check at all (the rest rely on proofs or on
-    torch's own guards)."""
+def _lifetime() -> tuple[int, int, int] | None:
+    """This process's frame counts under ``install()``, if it imported the
+    integration."""
     import sys
 
     state = sys.modules.get("symalias.torch._state")
     if state is None:
-        return
+        return None
     n = state.lifetime
+    return (n.frames_compiled, n.frames_guarded, n.frames_group_guarded)
+
+
+_WORKER_COUNTS: list[tuple[int, int, int]] = []
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist, a worker hands its counts to the controller."""
+    out = getattr(session.config, "workeroutput", None)
+    counts = _lifetime()
+    if out is not None and counts is not None:
+        out["symalias_lifetime"] = list(counts)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller (pytest-xdist) collects each worker's counts."""
+    counts = getattr(node, "workeroutput", {}).get("symalias_lifetime")
+    if counts is not None:
+        _WORKER_COUNTS.append(tuple(counts))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many frames compiled under ``install()`` (in this process, or in
+    every pytest-xdist worker) needed any symalias run-time check at all (the
+    rest rely on proofs or on torch's own guards)."""
+    counts = [c for c in [_lifetime(), *_WORKER_COUNTS] if c is not None]
+    if not counts:
+        return
+    compiled, guarded, group = (sum(c[i] for c in counts) for i in range(3))
     terminalreporter.write_line(
-        f"symalias: {n.frames_guarded} of {n.frames_compiled} frames compiled "
+        f"symalias: {guarded} of {compiled} frames compiled "
         "under install() carry a symalias run-time check; "
-        f"{n.frames_group_guarded} of them for an aliased storage group "
+        f"{group} of them for an aliased storage group "
         "(the others: only the cross-storage fact)"
     )
