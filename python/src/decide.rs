@@ -245,11 +245,9 @@ impl Decision {
         crate::to_json(&self.result)
     }
 
-    /// The whole result line as Python objects (dicts, lists), built
-    /// natively: what the typed `OverlapResult` is made from.
-    fn doc<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        pythonize::pythonize(py, &self.result)
-            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+    /// The whole typed result (pairs, witnesses, guards), built natively.
+    fn result(&self) -> PyResult<crate::results::OverlapResult> {
+        crate::results::OverlapResult::new(self.result.clone())
     }
 }
 

@@ -1,10 +1,13 @@
 //! `symalias._native`: the thin PyO3 layer under the `symalias` Python package.
 //!
-//! The document entry points take the FORMATS.md documents as JSON text and
-//! return JSON text: the Python package (`python/symalias/`) builds the
-//! documents from typed arguments and turns the answers into typed result
-//! objects. Concrete tensors take the native road instead (`tensors`):
-//! layouts read in Rust, no documents.
+//! The document entry points take the FORMATS.md documents (JSON text, or the
+//! same document as Python objects, converted natively) and return typed
+//! result objects built natively from the engine's result documents
+//! (`results`: `OverlapResult`, `ProgramResult`, `SimplifyResult`,
+//! `Outcome`); the Python package (`python/symalias/`) builds the documents
+//! from typed arguments and re-exports the result classes. Concrete tensors
+//! take the native road instead (`tensors`): layouts read in Rust, no
+//! documents.
 //! Bad input raises `symalias.InputError` (a `ValueError`) carrying the same
 //! located message as the CLI, without the line number. Every analysis runs
 //! with the GIL released, on a worker thread with the CLI's 64 MB stack (the
@@ -26,7 +29,10 @@ use symalias::Call;
 mod checks;
 mod decide;
 mod error;
+mod results;
 mod tensors;
+
+use results::{Outcome, OverlapResult, ProgramResult, SimplifyResult};
 
 use error::InputError;
 
@@ -114,11 +120,11 @@ fn input_error(e: EngineInputError) -> PyErr {
 /// One FORMATS document through the engine on the worker: parsed into `T`
 /// (errors located by field), answered by `answer`; an error carries the
 /// document's id and no line number (a Python call has no lines).
-fn answer_document<T: serde::de::DeserializeOwned>(
+fn answer_document<T: serde::de::DeserializeOwned, R: Send + 'static>(
     py: Python<'_>,
     text: String,
-    answer: impl FnOnce(T) -> Result<String, EngineInputError> + Send + 'static,
-) -> PyResult<String> {
+    answer: impl FnOnce(T) -> Result<R, EngineInputError> + Send + 'static,
+) -> PyResult<R> {
     on_worker(py, move || {
         let parsed = parse_line::<T>(1, &text);
         let id = parsed.id;
@@ -139,88 +145,55 @@ fn time_limit(ms: Option<u64>, default: Duration) -> Duration {
     ms.map(Duration::from_millis).unwrap_or(default)
 }
 
-/// Answers one overlap case (FORMATS.md §3, one JSON object) with its result
-/// line: the exact classification at the hints, and for symbolic cases
-/// whether it is proved for all shapes, with the guards that keep it true.
-#[pyfunction]
-#[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None))]
-fn overlap(
-    py: Python<'_>,
-    case: String,
-    prove: bool,
-    simplify: bool,
-    time_limit_ms: Option<u64>,
-    budget: Option<u64>,
-    max_listed_pairs: Option<usize>,
-) -> PyResult<String> {
-    answer_document(py, case, move |case: OverlapCase| {
-        let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
-        run_overlap_case(&case, &mut Analyzer::new(opts), false).map(|r| to_json(&r))
-    })
-}
-
-/// `overlap` on a case given as Python objects (a dict of lists, strings and
-/// ints, as the JSON document would hold): the result as Python objects
-/// too, built natively — no JSON text. A case that does not convert is
-/// answered through the JSON road, whose errors name the case and field.
+/// Answers one overlap case (FORMATS.md §3: JSON text, or the document as
+/// Python objects — a dict of lists, strings and ints — converted natively):
+/// the exact classification at the hints, and for symbolic cases whether it
+/// is proved for all shapes, with the guards that keep it true. A document
+/// given as objects that does not convert is answered through the JSON
+/// road, whose errors name the case and field.
 #[pyfunction]
 #[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None))]
 #[allow(clippy::too_many_arguments)]
-fn overlap_doc<'py>(
-    py: Python<'py>,
-    case: &Bound<'py, PyAny>,
+fn overlap(
+    py: Python<'_>,
+    case: &Bound<'_, PyAny>,
     prove: bool,
     simplify: bool,
     time_limit_ms: Option<u64>,
     budget: Option<u64>,
     max_listed_pairs: Option<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let typed: OverlapCase = match pythonize::depythonize(case) {
-        Ok(c) => c,
-        Err(_) => {
+) -> PyResult<OverlapResult> {
+    let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
+    let answer = move |case: OverlapCase| run_overlap_case(&case, &mut Analyzer::new(opts), false);
+    let typed: OverlapCase = match case.extract::<String>() {
+        Ok(text) => return OverlapResult::new(answer_document(py, text, answer)?),
+        Err(_) => match pythonize::depythonize(case) {
+            Ok(c) => c,
             // The located error (or, rarely, an answer) of the JSON road.
-            return by_json(py, case, ("symalias", "_document"), |text| {
-                overlap(
-                    py,
-                    text,
-                    prove,
-                    simplify,
-                    time_limit_ms,
-                    budget,
-                    max_listed_pairs,
-                )
-            });
-        }
+            Err(_) => {
+                let text = dumped(case, ("symalias", "_document"))?;
+                return OverlapResult::new(answer_document(py, text, answer)?);
+            }
+        },
     };
     let id = typed.id.clone();
-    let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
-    let result = on_worker(py, move || {
-        run_overlap_case(&typed, &mut Analyzer::new(opts), false)
-    })?
-    .map_err(|mut e| {
+    let doc = on_worker(py, move || answer(typed))?.map_err(|mut e| {
         e.id = e.id.take().or(Some(id));
         e.line = None;
         input_error(e)
     })?;
-    pythonize::pythonize(py, &result).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    OverlapResult::new(doc)
 }
 
-/// The JSON road for a document given as Python objects that did not
-/// convert: dumped to text by `dump` (module, function), answered by
-/// `answer` (whose errors name the field), the answer parsed back.
-fn by_json<'py>(
-    py: Python<'py>,
-    doc: &Bound<'py, PyAny>,
-    dump: (&str, &str),
-    answer: impl FnOnce(String) -> PyResult<String>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let text: String = py
+/// A document given as Python objects that did not convert, as JSON text
+/// (`dump`: module and function), for the JSON road whose errors name the
+/// field.
+fn dumped(doc: &Bound<'_, PyAny>, dump: (&str, &str)) -> PyResult<String> {
+    doc.py()
         .import(dump.0)?
         .getattr(dump.1)?
         .call1((doc,))?
-        .extract()?;
-    let out = answer(text)?;
-    py.import("json")?.getattr("loads")?.call1((out,))
+        .extract()
 }
 
 /// The analyzer's options from the binding's keyword arguments.
@@ -249,7 +222,7 @@ fn analyzer_options(
     opts
 }
 
-/// Analyses one program (FORMATS.md §5, one JSON document): its result document.
+/// Analyses one program (FORMATS.md §5, one JSON document): its result.
 #[pyfunction]
 #[pyo3(signature = (program, *, time_limit_ms = None, max_intermediate_bases = None))]
 fn analyze(
@@ -257,21 +230,23 @@ fn analyze(
     program: String,
     time_limit_ms: Option<u64>,
     max_intermediate_bases: Option<usize>,
-) -> PyResult<String> {
-    answer_document(py, program, move |doc: ProgramDoc| {
+) -> PyResult<ProgramResult> {
+    let doc = answer_document(py, program, move |doc: ProgramDoc| {
         let mut opts = AnalyzerOptions::default();
         opts.proof.time_limit = time_limit(time_limit_ms, opts.proof.time_limit);
         if let Some(m) = max_intermediate_bases {
             opts.max_intermediate_bases = m;
         }
-        run_program(&doc, &mut Analyzer::new(opts)).map(|r| to_json(&r))
-    })
+        run_program(&doc, &mut Analyzer::new(opts))
+    })?;
+    ProgramResult::new(doc)
 }
 
-/// Simplifies one expression case (FORMATS.md §4): its result line.
+/// Simplifies one expression case (FORMATS.md §4): the expression, its
+/// sizes and the rewriting's stop reason.
 #[pyfunction]
 #[pyo3(signature = (case, *, time_limit_ms = None))]
-fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResult<String> {
+fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResult<SimplifyResult> {
     let start = std::time::Instant::now();
     answer_document(py, case, move |case: ExprCase| {
         let mut scope = load_env(&case.symbols, &case.assumptions)?;
@@ -284,15 +259,14 @@ fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResul
             explain: false,
         };
         let s = engine_simplify(&mut scope.pool, &scope.env, e, &opts);
-        Ok(serde_json::json!({
-            "id": case.id,
-            "expr": scope.pool.display(s.expr).to_string(),
-            "size_in": s.size_in,
-            "size_out": s.size_out,
-            "stop": s.stop.to_string(),
-            "micros": start.elapsed().as_micros() as u64,
+        Ok(SimplifyResult {
+            id: case.id,
+            expr: scope.pool.display(s.expr).to_string(),
+            size_in: s.size_in,
+            size_out: s.size_out,
+            stop: s.stop.to_string(),
+            micros: start.elapsed().as_micros() as u64,
         })
-        .to_string())
     })
 }
 
@@ -338,8 +312,9 @@ struct GuardSet {
 
 #[pymethods]
 impl GuardSet {
-    /// Prepares the `guards` (and `symbols`: name → source) of a result
-    /// document given as JSON text or as Python objects (converted natively).
+    /// Prepares the `guards` (and `symbols`: name → source) of a result: an
+    /// `OverlapResult` or `ProgramResult`, or a result document as JSON text
+    /// or as Python objects (converted natively).
     #[new]
     fn new(result: &Bound<'_, PyAny>) -> PyResult<Self> {
         #[derive(serde::Deserialize)]
@@ -348,45 +323,48 @@ impl GuardSet {
             #[serde(default)]
             symbols: Option<BTreeMap<String, String>>,
         }
+        let prepare = |guards: &[GuardDoc], symbols: &BTreeMap<String, String>| {
+            let set = prepare_guards(guards, symbols).map_err(input_error)?;
+            Ok(GuardSet {
+                set,
+                count: guards.len(),
+            })
+        };
+        if let Ok(r) = result.cast::<OverlapResult>() {
+            let doc = r.get().doc();
+            return prepare(&doc.guards, &doc.symbols);
+        }
+        if let Ok(r) = result.cast::<ProgramResult>() {
+            let doc = r.get().doc();
+            return prepare(&doc.guards, &doc.symbols);
+        }
         let doc: Doc = match result.extract::<String>() {
             Ok(text) => serde_json::from_str(&text).map_err(|e| error::at_field("result", e))?,
             Err(_) => pythonize::depythonize(result).map_err(|e| error::at_field("result", e))?,
         };
-        let symbols = doc.symbols.unwrap_or_default();
-        let set = prepare_guards(&doc.guards, &symbols).map_err(input_error)?;
-        Ok(GuardSet {
-            set,
-            count: doc.guards.len(),
-        })
+        prepare(&doc.guards, &doc.symbols.unwrap_or_default())
     }
 
-    /// Checks the guards on one call (FORMATS.md §6, JSON text): the outcome
-    /// document, `{"pass": true}` or the first failing guard and why.
-    fn check(&self, py: Python<'_>, call: &str) -> PyResult<String> {
-        let call: Call = serde_json::from_str(call).map_err(|e| error::at_field("call", e))?;
-        let outcome = py
-            .detach(|| self.set.check(&call))
-            .map_err(|e| error::at_field("call", e))?;
-        Ok(to_json(&OutcomeDoc::from(&outcome)))
-    }
-
-    /// `check` on a call given as Python objects (`{"inputs": [...]}`): the
-    /// outcome as a dict, built natively. A call that does not convert is
-    /// checked through the JSON road, whose error names the field.
-    fn check_doc<'py>(
-        &self,
-        py: Python<'py>,
-        call: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let typed: Call = match pythonize::depythonize(call) {
-            Ok(c) => c,
-            Err(_) => return by_json(py, call, ("json", "dumps"), |text| self.check(py, &text)),
+    /// Checks the guards on one call (FORMATS.md §6: JSON text, or
+    /// `{"inputs": [...]}` as Python objects, converted natively): pass, or
+    /// the first failing guard and why. A call given as objects that does
+    /// not convert is checked through the JSON road, whose error names the
+    /// field.
+    fn check(&self, py: Python<'_>, call: &Bound<'_, PyAny>) -> PyResult<Outcome> {
+        let typed: Call = match call.extract::<String>() {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| error::at_field("call", e))?,
+            Err(_) => match pythonize::depythonize(call) {
+                Ok(c) => c,
+                Err(_) => {
+                    let text = dumped(call, ("json", "dumps"))?;
+                    serde_json::from_str(&text).map_err(|e| error::at_field("call", e))?
+                }
+            },
         };
         let outcome = py
             .detach(|| self.set.check(&typed))
             .map_err(|e| error::at_field("call", e))?;
-        pythonize::pythonize(py, &OutcomeDoc::from(&outcome))
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+        Ok(Outcome::from(OutcomeDoc::from(&outcome)))
     }
 
     fn __len__(&self) -> usize {
@@ -401,13 +379,20 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(overlap, m)?)?;
     m.add_function(wrap_pyfunction!(render_guards, m)?)?;
-    m.add_function(wrap_pyfunction!(overlap_doc, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(warm_up, m)?)?;
     m.add_function(wrap_pyfunction!(tensors::overlapping_tensors, m)?)?;
     m.add_class::<GuardSet>()?;
+    m.add_class::<OverlapResult>()?;
+    m.add_class::<ProgramResult>()?;
+    m.add_class::<SimplifyResult>()?;
+    m.add_class::<Outcome>()?;
+    m.add_class::<results::Pair>()?;
+    m.add_class::<results::SelfOverlap>()?;
+    m.add_class::<results::Witness>()?;
+    m.add_class::<results::Guard>()?;
     m.add_class::<checks::FrameCheck>()?;
     m.add_class::<decide::Decision>()?;
     m.add_function(wrap_pyfunction!(decide::decide, m)?)?;

@@ -1,8 +1,10 @@
 """symalias: exact, symbolic-shape-aware alias and overlap analysis.
 
 The engine is Rust (``symalias._native``); this package builds its input
-documents (FORMATS.md) from typed Python arguments and returns typed result
-objects. ``symalias.torch`` plugs it into ``torch.compile``.
+documents (FORMATS.md) from typed Python arguments and returns the engine's
+typed result objects (``OverlapResult``, ``ProgramResult``,
+``SimplifyResult``, ``Outcome``: native classes, built from the result
+documents in Rust). ``symalias.torch`` plugs it into ``torch.compile``.
 
 >>> import symalias
 >>> r = symalias.overlap([
@@ -18,11 +20,21 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
 from . import _native, _tensors
-from ._native import InputError
+from ._native import (
+    Guard,
+    InputError,
+    Outcome,
+    OverlapResult,
+    Pair,
+    ProgramResult,
+    SelfOverlap,
+    SimplifyResult,
+    Witness,
+)
 
 __all__ = [
     "Guard",
@@ -89,208 +101,6 @@ class TensorLayout:
         if self.source is not None:
             d["source"] = self.source
         return d
-
-
-@dataclass(frozen=True)
-class Witness:
-    """A byte both tensors of a pair reach, and the indices reaching it."""
-
-    address: int
-    index_a: tuple[int, ...]
-    index_b: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Pair:
-    """One listed pair: overlapping at the hints (or undecided), and how
-    sure: ``proved``, ``refuted``, ``hint_only`` or ``unknown``."""
-
-    a: int
-    b: int
-    overlap: bool
-    proof: str
-    witness: Witness | None = None
-
-
-@dataclass(frozen=True)
-class SelfOverlap:
-    """One tensor's overlap with itself (two of its own indices reach one
-    byte): at the hints, and how sure for all shapes (``proved``,
-    ``refuted``, ``hint_only``, ``unknown``). ``index_a``/``index_b`` of the
-    witness are both indices into this tensor."""
-
-    tensor: int
-    overlap: bool
-    proof: str
-    witness: Witness | None = None
-    counterexample: Mapping[str, int] | None = None
-
-
-def _witness(w: Mapping[str, Any] | None) -> Witness | None:
-    if not w:
-        return None
-    return Witness(w["address"], tuple(w["index_a"]), tuple(w["index_b"]))
-
-
-@dataclass(frozen=True)
-class Guard:
-    """A guard of a result: ``kind`` (``storage_overlap``, ``shape``,
-    ``layout``, ``duplicate_input``, ...), its text in PyTorch's form
-    (rendered by the engine: ``check_overlapping(...)``, ``L['a'] is L['b']``,
-    the shape expression), and its fields."""
-
-    kind: str
-    text: str
-    fields: Mapping[str, Any]
-    reason: str = ""
-
-
-def _guards(docs: Sequence[Mapping[str, Any]]) -> tuple[Guard, ...]:
-    """A result's guards, their text rendered by the engine."""
-    texts = _native.render_guards(docs) if docs else []
-    out = []
-    for doc, text in zip(docs, texts):
-        d = dict(doc)
-        kind = d.pop("kind")
-        reason = d.pop("reason", "")
-        d.pop("fast_path", None)
-        out.append(Guard(kind=kind, text=text, fields=d, reason=reason))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class OverlapResult:
-    """The answer for one group of views of one storage (FORMATS.md §3)."""
-
-    id: str
-    #: Tensor indices whose footprint meets another's, at the hints (sorted).
-    overlapping: tuple[int, ...]
-    non_overlapping: tuple[int, ...]
-    #: True: proved for every allowed shape; False: refuted; None: undecided.
-    invariant: bool | None
-    #: What keeps the classification true at run time (empty when proved).
-    guards: tuple[Guard, ...]
-    #: Every overlapping (or undecided) pair; pairs not listed are disjoint.
-    pairs: tuple[Pair, ...]
-    pairs_left_out: int
-    counterexample: Mapping[str, int] | None
-    #: Symbol -> run-time source, for the symbols the guards use.
-    symbols: Mapping[str, str]
-    micros: int
-    #: The result line: JSON text, or the document as Python objects.
-    _raw: Any = field(repr=False, compare=False)
-    #: Tensors that overlap themselves at the hints (sorted).
-    self_overlapping: tuple[int, ...] = ()
-    #: Each tensor that overlaps itself at the hints or whose verdict is not
-    #: proved for all shapes; a tensor not listed overlaps itself nowhere.
-    self_overlap: tuple[SelfOverlap, ...] = ()
-
-    @property
-    def json(self) -> str:
-        """The result line as JSON text (what ``GuardSet`` reads)."""
-        return self._raw if isinstance(self._raw, str) else json.dumps(self._raw)
-
-    @staticmethod
-    def _from_json(text: str) -> OverlapResult:
-        return OverlapResult._from_doc(json.loads(text), text)
-
-    @staticmethod
-    def _from_doc(d: Mapping[str, Any], raw: Any = None) -> OverlapResult:
-        """From the result line as Python objects (``raw``: what to keep as
-        the line; the document itself by default)."""
-        pairs = tuple(
-            Pair(
-                a=p["a"],
-                b=p["b"],
-                overlap=p["overlap"],
-                proof=p["proof"],
-                witness=_witness(p.get("witness")),
-            )
-            for p in d.get("pairs", [])
-        )
-        selves = tuple(
-            SelfOverlap(
-                tensor=x["tensor"],
-                overlap=x["overlap"],
-                proof=x["proof"],
-                witness=_witness(x.get("witness")),
-                counterexample=x.get("counterexample"),
-            )
-            for x in d.get("self_overlap", [])
-        )
-        return OverlapResult(
-            id=d["id"],
-            overlapping=tuple(d["overlapping"]),
-            non_overlapping=tuple(d["non_overlapping"]),
-            invariant=d["invariant"],
-            guards=_guards(d["guards"]),
-            pairs=pairs,
-            pairs_left_out=d.get("pairs_left_out", 0),
-            counterexample=d.get("counterexample"),
-            symbols=d.get("symbols", {}),
-            micros=d["micros"],
-            _raw=d if raw is None else raw,
-            self_overlapping=tuple(d.get("self_overlapping", [])),
-            self_overlap=selves,
-        )
-
-
-@dataclass(frozen=True)
-class SimplifyResult:
-    """A simplified expression (FORMATS.md §4) and why the rewriting stopped."""
-
-    id: str
-    expr: str
-    size_in: int
-    size_out: int
-    stop: str
-    micros: int
-
-
-@dataclass(frozen=True)
-class ProgramResult:
-    """The result document of ``analyze`` (FORMATS.md §5)."""
-
-    id: str
-    #: Duplicate-input removal: ``strategy``, ``keep_arg_mask``, ``add_dupe_map``.
-    dedupe: Mapping[str, Any]
-    #: Synthetic-base merging (``None`` when no group needed one).
-    synthetic_bases: Mapping[str, Any] | None
-    #: One overlap result per storage group that was asked.
-    overlap: tuple[Mapping[str, Any], ...]
-    meta: Mapping[str, Any]
-    signature: Mapping[str, Any] | None
-    guards: tuple[Guard, ...]
-    #: What a compiler would raise (e.g. aliased mutated inputs under export).
-    errors: tuple[str, ...]
-    json: str = field(repr=False, compare=False)
-
-    @staticmethod
-    def _from_json(text: str) -> ProgramResult:
-        d = json.loads(text)
-        return ProgramResult(
-            id=d.get("id", ""),
-            dedupe=d.get("dedupe", {}),
-            synthetic_bases=d.get("synthetic_bases"),
-            overlap=tuple(d.get("overlap", [])),
-            meta=d.get("meta", {}),
-            signature=d.get("signature"),
-            guards=_guards(d.get("guards", [])),
-            errors=tuple(d.get("errors", [])),
-            json=text,
-        )
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """A guard check: pass, or the first failing guard and why."""
-
-    passed: bool
-    failed: str | None = None
-    reason: str | None = None
-
-    def __bool__(self) -> bool:
-        return self.passed
 
 
 def _symbols_doc(symbols: Mapping[str, Symbol | Mapping[str, Any]] | None) -> dict[str, Any]:
@@ -394,14 +204,13 @@ def overlap(
         "assumptions": list(_sequence(assumptions, "assumptions")),
         "tensors": [_layout_doc(t, i) for i, t in enumerate(_sequence(tensors, "tensors"))],
     }
-    doc = _native.overlap_doc(
+    return _native.overlap(
         case,
         prove=prove,
         simplify=simplify,
         time_limit_ms=time_limit_ms,
         max_listed_pairs=max_listed_pairs,
     )
-    return OverlapResult._from_doc(doc)
 
 
 def analyze(
@@ -414,8 +223,7 @@ def analyze(
     its JSON text): duplicate removal, synthetic bases, overlap, signature,
     guards. Raises ``InputError`` on bad input."""
     text = program if isinstance(program, str) else json.dumps(program)
-    out = _native.analyze(text, time_limit_ms=time_limit_ms, max_intermediate_bases=max_intermediate_bases)
-    return ProgramResult._from_json(out)
+    return _native.analyze(text, time_limit_ms=time_limit_ms, max_intermediate_bases=max_intermediate_bases)
 
 
 def simplify(
@@ -436,15 +244,7 @@ def simplify(
         "assumptions": list(assumptions),
         "expr": expr,
     }
-    d = json.loads(_native.simplify(_document(case), time_limit_ms=time_limit_ms))
-    return SimplifyResult(
-        id=d["id"],
-        expr=d["expr"],
-        size_in=d["size_in"],
-        size_out=d["size_out"],
-        stop=d["stop"],
-        micros=d["micros"],
-    )
+    return _native.simplify(_document(case), time_limit_ms=time_limit_ms)
 
 
 def parse(expr: str) -> str:
@@ -481,14 +281,7 @@ class GuardSet:
     """
 
     def __init__(self, result: OverlapResult | ProgramResult | str | Mapping[str, Any]):
-        doc: Any
-        if isinstance(result, OverlapResult):
-            doc = result._raw  # text, or the document as Python objects
-        elif isinstance(result, ProgramResult):
-            doc = result.json
-        else:
-            doc = result
-        self._set = _native.GuardSet(doc)
+        self._set = _native.GuardSet(result)
 
     def __len__(self) -> int:
         return len(self._set)
@@ -496,21 +289,15 @@ class GuardSet:
     def check(self, call: str | Mapping[str, Any]) -> Outcome:
         """Checks every guard on one call; ``InputError`` when the call is
         malformed or lacks a source a guard reads."""
-        if isinstance(call, str):
-            d = json.loads(self._set.check(call))
-        else:
-            if "inputs" in call:
-                doc: Mapping[str, Any] = call
+        if isinstance(call, str) or "inputs" in call:
+            return self._set.check(call)
+        inputs = []
+        for source, v in call.items():
+            if isinstance(v, int):
+                inputs.append({"source": source, "value": v})
             else:
-                inputs = []
-                for source, v in call.items():
-                    if isinstance(v, int):
-                        inputs.append({"source": source, "value": v})
-                    else:
-                        inputs.append({"source": source, "tensor": dict(v)})
-                doc = {"inputs": inputs}
-            d = self._set.check_doc(doc)
-        return Outcome(passed=d["pass"], failed=d.get("failed"), reason=d.get("reason"))
+                inputs.append({"source": source, "tensor": dict(v)})
+        return self._set.check({"inputs": inputs})
 
 
 def overlap_tensors(
@@ -525,14 +312,13 @@ def overlap_tensors(
         return _answer_case(case_of(tensors, symbolic=False, sources=sources), prove=prove)
     tensors = check_sequence(tensors)
     names = list(sources) if sources is not None else [f"tensors[{i}]" for i in range(len(tensors))]
-    return OverlapResult._from_doc(_native.decide(tensors, names, prove=prove).doc())
+    return _native.decide(tensors, names, prove=prove).result()
 
 
 def _answer_case(case: dict[str, Any], *, prove: bool) -> OverlapResult:
     """An overlap case built from tensors, answered (a proof only when it has
     symbols: a concrete case is decided exactly)."""
-    text = _native.overlap(_document(case), prove=prove and bool(case["symbols"]))
-    return OverlapResult._from_json(text)
+    return _native.overlap(_document(case), prove=prove and bool(case["symbols"]))
 
 
 def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:

@@ -1,10 +1,10 @@
 """Type stubs of the Rust extension module ``symalias._native``.
 
-The document functions take a FORMATS.md document as JSON text and return
-JSON text (``overlap_doc``, ``GuardSet.check_doc``, ``Decision.doc`` take and
-give the same documents as Python objects, converted natively); torch
-tensors are read natively (``overlapping_tensors``, ``decide``,
-``FrameCheck``). ``symalias`` wraps them in typed objects."""
+The document functions take a FORMATS.md document (JSON text, or the same
+document as Python objects, converted natively) and return typed result
+objects built natively from the engine's result documents; torch tensors are
+read natively (``overlapping_tensors``, ``decide``, ``FrameCheck``).
+``symalias`` re-exports the result classes."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any, final
@@ -12,14 +12,21 @@ from typing import Any, final
 __all__ = [
     "Decision",
     "FrameCheck",
+    "Guard",
     "GuardSet",
     "InputError",
+    "Outcome",
+    "OverlapResult",
+    "Pair",
+    "ProgramResult",
+    "SelfOverlap",
+    "SimplifyResult",
+    "Witness",
     "__version__",
     "analyze",
     "check_counters",
     "decide",
     "overlap",
-    "overlap_doc",
     "overlapping_tensors",
     "parse",
     "render_guards",
@@ -47,39 +54,188 @@ class InputError(ValueError):
     def case_id(self) -> str | None:
         """The document's ``id``, when known."""
 
-def overlap(
-    case: str,
-    *,
-    prove: bool = True,
-    simplify: bool = True,
-    time_limit_ms: int | None = None,
-    budget: int | None = None,
-    max_listed_pairs: int | None = None,
-) -> str:
-    """One overlap case (FORMATS.md §3) -> its result line."""
+@final
+class Witness:
+    """A byte both tensors of a pair reach, and the indices reaching it."""
 
-def overlap_doc(
-    case: Mapping[str, Any],
+    @property
+    def address(self) -> int:
+        """The shared byte address (storage offset in bytes)."""
+    @property
+    def index_a(self) -> tuple[int, ...]:
+        """The index into the first tensor."""
+    @property
+    def index_b(self) -> tuple[int, ...]:
+        """The index into the second tensor."""
+
+@final
+class Pair:
+    """One listed pair: overlapping at the hints (or undecided), and how
+    sure: ``proved``, ``refuted``, ``hint_only`` or ``unknown``."""
+
+    @property
+    def a(self) -> int: ...
+    @property
+    def b(self) -> int: ...
+    @property
+    def overlap(self) -> bool: ...
+    @property
+    def proof(self) -> str: ...
+    @property
+    def witness(self) -> Witness | None: ...
+
+@final
+class SelfOverlap:
+    """One tensor's overlap with itself (two of its own indices reach one
+    byte): at the hints, and how sure for all shapes (``proved``,
+    ``refuted``, ``hint_only``, ``unknown``). Both indices of the witness
+    index this tensor."""
+
+    @property
+    def tensor(self) -> int: ...
+    @property
+    def overlap(self) -> bool: ...
+    @property
+    def proof(self) -> str: ...
+    @property
+    def witness(self) -> Witness | None: ...
+    @property
+    def counterexample(self) -> dict[str, int] | None: ...
+
+@final
+class Guard:
+    """A guard of a result: ``kind`` (``storage_overlap``, ``shape``,
+    ``layout``, ``duplicate_input``, ...), its text in PyTorch's form
+    (rendered by the engine: ``check_overlapping(...)``, ``L['a'] is L['b']``,
+    the shape expression), its fields, and why the analysis depends on it."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def reason(self) -> str: ...
+
+@final
+class OverlapResult:
+    """The answer for one group of views of one storage (FORMATS.md §3)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def overlapping(self) -> tuple[int, ...]:
+        """Tensor indices whose footprint meets another's, at the hints (sorted)."""
+    @property
+    def non_overlapping(self) -> tuple[int, ...]: ...
+    @property
+    def invariant(self) -> bool | None:
+        """True: proved for every allowed shape; False: refuted; None: undecided."""
+    @property
+    def guards(self) -> tuple[Guard, ...]:
+        """What keeps the classification true at run time (empty when proved)."""
+    @property
+    def pairs(self) -> tuple[Pair, ...]:
+        """Every overlapping (or undecided) pair; pairs not listed are disjoint."""
+    @property
+    def pairs_left_out(self) -> int: ...
+    @property
+    def counterexample(self) -> dict[str, int] | None: ...
+    @property
+    def symbols(self) -> dict[str, str]:
+        """Symbol -> run-time source, for the symbols the guards use."""
+    @property
+    def micros(self) -> int: ...
+    @property
+    def self_overlapping(self) -> tuple[int, ...]:
+        """Tensors that overlap themselves at the hints (sorted)."""
+    @property
+    def self_overlap(self) -> tuple[SelfOverlap, ...]:
+        """Each tensor that overlaps itself at the hints or whose verdict is
+        not proved for all shapes."""
+    @property
+    def json(self) -> str:
+        """The result line as JSON text (what the CLI prints)."""
+
+@final
+class ProgramResult:
+    """The result document of ``analyze`` (FORMATS.md §5)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def dedupe(self) -> dict[str, Any]:
+        """Duplicate-input removal: ``strategy``, ``keep_arg_mask``, ``add_dupe_map``."""
+    @property
+    def synthetic_bases(self) -> dict[str, Any] | None:
+        """Synthetic-base merging (None when no group needed one)."""
+    @property
+    def overlap(self) -> tuple[dict[str, Any], ...]:
+        """One overlap result document per storage group that was asked."""
+    @property
+    def meta(self) -> dict[str, Any]: ...
+    @property
+    def signature(self) -> dict[str, Any] | None: ...
+    @property
+    def guards(self) -> tuple[Guard, ...]: ...
+    @property
+    def errors(self) -> tuple[str, ...]:
+        """What a compiler would raise (e.g. aliased mutated inputs under export)."""
+    @property
+    def json(self) -> str:
+        """The result document as JSON text (what the CLI prints)."""
+
+@final
+class SimplifyResult:
+    """A simplified expression (FORMATS.md §4) and why the rewriting stopped."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def expr(self) -> str: ...
+    @property
+    def size_in(self) -> int: ...
+    @property
+    def size_out(self) -> int: ...
+    @property
+    def stop(self) -> str: ...
+    @property
+    def micros(self) -> int: ...
+
+@final
+class Outcome:
+    """A guard check: pass, or the first failing guard and why."""
+
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def failed(self) -> str | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    def __bool__(self) -> bool: ...
+
+def overlap(
+    case: str | Mapping[str, Any],
     *,
     prove: bool = True,
     simplify: bool = True,
     time_limit_ms: int | None = None,
     budget: int | None = None,
     max_listed_pairs: int | None = None,
-) -> dict[str, Any]:
-    """One overlap case as Python objects -> its result line as Python
-    objects, converted natively (no JSON text)."""
+) -> OverlapResult:
+    """One overlap case (FORMATS.md §3; JSON text or Python objects) -> its result."""
 
 def analyze(
     program: str,
     *,
     time_limit_ms: int | None = None,
     max_intermediate_bases: int | None = None,
-) -> str:
-    """One analysis program (FORMATS.md §5) -> its result document."""
+) -> ProgramResult:
+    """One analysis program (FORMATS.md §5) -> its result."""
 
-def simplify(case: str, *, time_limit_ms: int | None = None) -> str:
-    """One expression case (FORMATS.md §4) -> its result line (with ``stop``)."""
+def simplify(case: str, *, time_limit_ms: int | None = None) -> SimplifyResult:
+    """One expression case (FORMATS.md §4) -> the simplified expression and the stop reason."""
 
 def warm_up() -> None:
     """Starts an idle analysis thread now (``symalias.torch.install`` does)."""
@@ -103,12 +259,10 @@ def render_guards(guards: Sequence[Mapping[str, Any]], symbols: Mapping[str, str
 class GuardSet:
     """The guards of a result document, prepared once."""
 
-    def __new__(cls, result: str | Mapping[str, Any]) -> GuardSet:
-        """A result document: JSON text, or Python objects (converted natively)."""
-    def check(self, call: str) -> str:
-        """One call (FORMATS.md §6) -> ``{"pass": true}`` or the failing guard."""
-    def check_doc(self, call: Mapping[str, Any]) -> dict[str, Any]:
-        """``check`` on Python objects, converted natively (no JSON text)."""
+    def __new__(cls, result: OverlapResult | ProgramResult | str | Mapping[str, Any]) -> GuardSet:
+        """A result, or a result document: JSON text, or Python objects (converted natively)."""
+    def check(self, call: str | Mapping[str, Any]) -> Outcome:
+        """One call (FORMATS.md §6; JSON text or ``{"inputs": [...]}``) -> pass, or the failing guard."""
     def __len__(self) -> int: ...
 
 @final
@@ -164,8 +318,8 @@ class Decision:
         """The engine's time (loading and analysis)."""
     def json(self) -> str:
         """The result line (FORMATS.md §3) as JSON text."""
-    def doc(self) -> dict[str, Any]:
-        """The result line as Python objects, built natively."""
+    def result(self) -> OverlapResult:
+        """The whole typed result (pairs, witnesses, guards), built natively."""
 
 def decide(tensors: Sequence[Any], sources: Sequence[str], *, prove: bool = True) -> Decision:
     """One storage group of torch tensors (real or fake; SymInt layouts read

@@ -242,3 +242,57 @@ def test_analyze_bad_program_names_the_programs_field():
     doc["inputs"][0]["tensor"]["strides"][0] = -5
     with pytest.raises(symalias.InputError, match=r"inputs\[0\]\.tensor"):
         symalias.analyze(doc)
+
+
+def test_results_are_built_natively_and_mirror_their_document():
+    """The result classes are the engine's (``symalias._native``): frozen,
+    every attribute equal to the result document's field (sequences as
+    tuples), guard text from the engine's renderer, ``json`` the document."""
+    s = {"s1": Symbol(hint=8, min=2, max=100, source="L['b'].storage_offset()")}
+    views = [
+        TensorLayout([4, 4], [9, 1], 0, source="L['a']"),
+        TensorLayout([4, 4], [9, 1], 9, source="L['c']"),
+        TensorLayout([4], [1], "s1", source="L['b']"),
+    ]
+    r = symalias.overlap(views, s)
+    assert type(r).__module__ == "symalias._native" and isinstance(r, symalias.OverlapResult)
+    doc = json.loads(r.json)
+    assert (r.id, r.overlapping) == (doc["id"], tuple(doc["overlapping"]))
+    assert r.non_overlapping == tuple(doc["non_overlapping"])
+    assert (r.invariant, r.counterexample, r.symbols, r.micros) == (
+        doc["invariant"],
+        doc.get("counterexample"),
+        doc.get("symbols", {}),
+        doc["micros"],
+    )
+    assert len(r.pairs) == len(doc["pairs"]) >= 1
+    for p, d in zip(r.pairs, doc["pairs"]):
+        assert (p.a, p.b, p.overlap, p.proof) == (d["a"], d["b"], d["overlap"], d["proof"])
+        w = d.get("witness")
+        assert (p.witness is None) == (w is None)
+        if p.witness is not None:
+            assert (p.witness.address, p.witness.index_a, p.witness.index_b) == (
+                w["address"],
+                tuple(w["index_a"]),
+                tuple(w["index_b"]),
+            )
+    assert [g.text for g in r.guards] == symalias._native.render_guards(doc["guards"])
+    for g, d in zip(r.guards, doc["guards"]):
+        rest = {k: v for k, v in d.items() if k not in ("kind", "reason", "fast_path")}
+        assert (g.kind, g.reason, g.fields) == (d["kind"], d.get("reason", ""), rest)
+    # Frozen, compared by value, shown like the dataclasses they replace.
+    with pytest.raises(AttributeError):
+        r.id = "other"  # type: ignore[misc]
+    again = symalias.overlap(views, s)
+    assert again.pairs == r.pairs and again.guards == r.guards
+    assert repr(r.pairs[0]).startswith("Pair(a=0, b=1, overlap=True, proof='proved', witness=Witness(address=")
+    # A program's result: its sub-documents as dicts, its guards typed.
+    text = (ROOT / "tests/programs/41-b0-overlap-missed-by-pytorch.json").read_text()
+    pr = symalias.analyze(text)
+    pdoc = json.loads(pr.json)
+    assert pr.dedupe == pdoc["dedupe"] and pr.meta == pdoc["meta"]
+    assert pr.overlap == tuple(pdoc["overlap"]) and pr.signature == pdoc.get("signature")
+    assert [g.kind for g in pr.guards] == [d["kind"] for d in pdoc["guards"]]
+    assert len(symalias.GuardSet(pr)) == len(symalias.GuardSet(pr.json)) == len(pdoc["guards"])
+    out = symalias.simplify("Mod(4*s0 + 8, 4)", {"s0": Symbol(hint=3, min=2)})
+    assert repr(out).startswith("SimplifyResult(id='expr', expr='0', size_in=")

@@ -83,13 +83,13 @@ def fingerprint(args: Sequence[Any]) -> str | None:
         try:
             # Decided natively, at the hints (the key fixes the pattern; the
             # guards installed with the graph keep it).
-            result = _native.decide([args[p] for p in g], [f"arg{p}" for p in g], prove=False).doc()
+            result = _native.decide([args[p] for p in g], [f"arg{p}" for p in g], prove=False).result()
         except Exception as e:  # the decision is conservative there, and so is this
             parts.append([g, f"undecided: {type(e).__name__}"])
             continue
-        if result.get("pairs_left_out"):
+        if result.pairs_left_out:
             raise BypassAOTAutogradCache(f"symalias: a storage group of {len(g)} inputs has more pairs than it lists")
-        pairs = sorted([g[q["a"]], g[q["b"]], q["overlap"]] for q in result.get("pairs", []))
+        pairs = sorted([g[q.a], g[q.b], q.overlap] for q in result.pairs)
         parts.append([g, pairs, _baked([args[p] for p in g])])
     if not parts:
         return None

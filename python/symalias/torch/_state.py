@@ -60,7 +60,7 @@ class GroupReport:
             return None
         cached: OverlapResult | None = self.__dict__.get("_result")
         if cached is None:
-            cached = OverlapResult._from_doc(self.decision.doc())
+            cached = self.decision.result()
             self.__dict__["_result"] = cached
         return cached
 

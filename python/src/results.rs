@@ -1,0 +1,570 @@
+//! The typed results of the Python package, built natively from the
+//! engine's result documents: `OverlapResult` (its `Pair`s, `SelfOverlap`s,
+//! `Witness`es and `Guard`s), `ProgramResult`, `SimplifyResult`, `Outcome`.
+//! Python converts nothing: it re-exports these classes.
+//!
+//! A result keeps its document (`io::OverlapResult`, `io::ProgramResult`);
+//! its attributes are made on access (tuples for sequences, dicts for
+//! mappings, as a frozen dataclass would hold them) and `json` is the
+//! document's text, byte for byte what the CLI prints.
+
+use crate::error;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use symalias::io::{GuardDoc, OutcomeDoc, PairDoc, SelfOverlapResult, WitnessDoc};
+
+/// A Python tuple of `xs`.
+fn tuple<'py, T, I>(py: Python<'py>, xs: I) -> PyResult<Bound<'py, PyTuple>>
+where
+    T: IntoPyObject<'py>,
+    I: IntoIterator<Item = T>,
+    I::IntoIter: ExactSizeIterator,
+{
+    PyTuple::new(py, xs)
+}
+
+/// Python's repr of a tuple of integers: `()`, `(3,)`, `(1, 2)`.
+fn tuple_repr<T: Display>(xs: &[T]) -> String {
+    match xs {
+        [x] => format!("({x},)"),
+        _ => format!(
+            "({})",
+            xs.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Python's repr of any value (through Python).
+fn repr(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(obj.repr()?.to_string())
+}
+
+/// Python's repr of a string.
+fn str_repr(py: Python<'_>, s: &str) -> PyResult<String> {
+    repr(pyo3::types::PyString::new(py, s).as_any())
+}
+
+/// Python's repr of an optional string.
+fn opt_repr(py: Python<'_>, s: &Option<String>) -> PyResult<String> {
+    s.as_ref()
+        .map_or(Ok("None".to_string()), |t| str_repr(py, t))
+}
+
+/// Python's `True` / `False`.
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// Serde document → Python objects (dicts, lists, numbers, strings).
+fn pythonized<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
+    pythonize::pythonize(py, v).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// `proved`, `refuted`, `hint_only` or `unknown` (the document's word).
+fn proof_word(p: &symalias::Proof) -> String {
+    serde_json::to_value(p)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A byte both tensors of a pair reach, and the indices reaching it.
+#[pyclass(module = "symalias._native", frozen, eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    /// The shared byte address (storage offset in bytes).
+    #[pyo3(get)]
+    address: i64,
+    index_a: Vec<i64>,
+    index_b: Vec<i64>,
+}
+
+impl From<&WitnessDoc> for Witness {
+    fn from(w: &WitnessDoc) -> Self {
+        Witness {
+            address: w.address,
+            index_a: w.index_a.clone(),
+            index_b: w.index_b.clone(),
+        }
+    }
+}
+
+#[pymethods]
+impl Witness {
+    /// The index into the first tensor.
+    #[getter]
+    fn index_a<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, &self.index_a)
+    }
+
+    /// The index into the second tensor.
+    #[getter]
+    fn index_b<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, &self.index_b)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Witness(address={}, index_a={}, index_b={})",
+            self.address,
+            tuple_repr(&self.index_a),
+            tuple_repr(&self.index_b)
+        )
+    }
+}
+
+/// One listed pair: overlapping at the hints (or undecided), and how sure:
+/// `proved`, `refuted`, `hint_only` or `unknown`.
+#[pyclass(module = "symalias._native", frozen, eq, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// The first tensor's index.
+    a: usize,
+    /// The second tensor's index (`a < b`).
+    b: usize,
+    /// The footprints meet at the hints (or the pair is undecided).
+    overlap: bool,
+    /// How sure, for every allowed shape.
+    proof: String,
+    /// A shared byte, for an overlapping pair.
+    witness: Option<Witness>,
+}
+
+impl From<&PairDoc> for Pair {
+    fn from(p: &PairDoc) -> Self {
+        Pair {
+            a: p.a,
+            b: p.b,
+            overlap: p.overlap,
+            proof: proof_word(&p.proof),
+            witness: p.witness.as_ref().map(Witness::from),
+        }
+    }
+}
+
+#[pymethods]
+impl Pair {
+    fn __repr__(&self) -> String {
+        format!(
+            "Pair(a={}, b={}, overlap={}, proof='{}', witness={})",
+            self.a,
+            self.b,
+            py_bool(self.overlap),
+            self.proof,
+            self.witness
+                .as_ref()
+                .map_or("None".to_string(), Witness::__repr__)
+        )
+    }
+}
+
+/// One tensor's overlap with itself (two of its own indices reach one
+/// byte): at the hints, and how sure for all shapes (`proved`, `refuted`,
+/// `hint_only`, `unknown`). Both indices of the witness index this tensor.
+#[pyclass(module = "symalias._native", frozen, eq, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelfOverlap {
+    /// The tensor's index.
+    tensor: usize,
+    /// It overlaps itself at the hints.
+    overlap: bool,
+    /// How sure, for every allowed shape.
+    proof: String,
+    /// Two indices reaching one byte, when it overlaps itself.
+    witness: Option<Witness>,
+    /// An allowed shape at which the verdict at the hints changes.
+    counterexample: Option<BTreeMap<String, i64>>,
+}
+
+impl From<&SelfOverlapResult> for SelfOverlap {
+    fn from(s: &SelfOverlapResult) -> Self {
+        SelfOverlap {
+            tensor: s.tensor,
+            overlap: s.overlap,
+            proof: proof_word(&s.proof),
+            witness: s.witness.as_ref().map(Witness::from),
+            counterexample: s.counterexample.clone(),
+        }
+    }
+}
+
+#[pymethods]
+impl SelfOverlap {
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let me = slf.get();
+        Ok(format!(
+            "SelfOverlap(tensor={}, overlap={}, proof='{}', witness={}, counterexample={})",
+            me.tensor,
+            py_bool(me.overlap),
+            me.proof,
+            me.witness
+                .as_ref()
+                .map_or("None".to_string(), Witness::__repr__),
+            repr(&slf.getattr("counterexample")?)?
+        ))
+    }
+}
+
+/// A guard of a result: `kind` (`storage_overlap`, `shape`, `layout`,
+/// `duplicate_input`, ...), its text in PyTorch's form (rendered by the
+/// engine: `check_overlapping(...)`, `L['a'] is L['b']`, the shape
+/// expression), its fields, and why the analysis depends on it.
+#[pyclass(module = "symalias._native", frozen, eq)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct Guard {
+    /// The guard's kind, as in the result document.
+    #[pyo3(get)]
+    kind: String,
+    /// Its text in PyTorch's form.
+    #[pyo3(get)]
+    text: String,
+    fields: serde_json::Map<String, serde_json::Value>,
+    /// Why the analysis depends on it (empty when not known).
+    #[pyo3(get)]
+    reason: String,
+}
+
+/// The guards of a result document, each with the engine's text.
+pub(crate) fn guards_of(docs: &[GuardDoc]) -> PyResult<Vec<Guard>> {
+    let mut pool = symalias::ExprPool::new();
+    let loaded = symalias::io::load_guards(&mut pool, docs).map_err(error::located)?;
+    let none = BTreeMap::new();
+    docs.iter()
+        .zip(&loaded)
+        .map(|(doc, g)| {
+            let mut fields = match serde_json::to_value(doc) {
+                Ok(serde_json::Value::Object(m)) => m,
+                _ => return Err(PyRuntimeError::new_err("a guard document is not an object")),
+            };
+            let kind = match fields.remove("kind") {
+                Some(serde_json::Value::String(k)) => k,
+                _ => return Err(PyRuntimeError::new_err("a guard document has no kind")),
+            };
+            fields.remove("reason");
+            fields.remove("fast_path");
+            Ok(Guard {
+                kind,
+                text: g.kind.render(&pool, &none),
+                fields,
+                reason: doc.reason.clone(),
+            })
+        })
+        .collect()
+}
+
+#[pymethods]
+impl Guard {
+    /// The condition's fields (sources, expressions, layouts), as in the
+    /// result document.
+    #[getter]
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonized(py, &self.fields)
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let me = slf.get();
+        Ok(format!(
+            "Guard(kind='{}', text={}, fields={}, reason={})",
+            me.kind,
+            repr(&slf.getattr("text")?)?,
+            repr(&slf.getattr("fields")?)?,
+            repr(&slf.getattr("reason")?)?
+        ))
+    }
+}
+
+/// The answer for one group of views of one storage (docs/FORMATS.md §3).
+#[pyclass(module = "symalias._native", frozen, eq)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverlapResult {
+    doc: symalias::io::OverlapResult,
+    guards: Vec<Guard>,
+}
+
+impl OverlapResult {
+    /// The typed result of a result document.
+    pub(crate) fn new(doc: symalias::io::OverlapResult) -> PyResult<Self> {
+        let guards = guards_of(&doc.guards)?;
+        Ok(OverlapResult { doc, guards })
+    }
+
+    /// The document (for `GuardSet`).
+    pub(crate) fn doc(&self) -> &symalias::io::OverlapResult {
+        &self.doc
+    }
+}
+
+#[pymethods]
+impl OverlapResult {
+    /// The case's id.
+    #[getter]
+    fn id(&self) -> &str {
+        &self.doc.id
+    }
+
+    /// Tensor indices whose footprint meets another's, at the hints (sorted).
+    #[getter]
+    fn overlapping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, &self.doc.overlapping)
+    }
+
+    /// The other tensor indices (sorted).
+    #[getter]
+    fn non_overlapping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, &self.doc.non_overlapping)
+    }
+
+    /// True: proved for every allowed shape; False: refuted; None: undecided.
+    #[getter]
+    fn invariant(&self) -> Option<bool> {
+        self.doc.invariant
+    }
+
+    /// What keeps the classification true at run time (empty when proved).
+    #[getter]
+    fn guards<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, self.guards.iter().cloned())
+    }
+
+    /// Every overlapping (or undecided) pair; pairs not listed are disjoint
+    /// (unless `pairs_left_out` is not zero).
+    #[getter]
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, self.doc.pairs.iter().map(Pair::from))
+    }
+
+    /// Candidate pairs inside an already connected component, neither
+    /// decided nor listed (a degenerate group: many views over one place).
+    #[getter]
+    fn pairs_left_out(&self) -> usize {
+        self.doc.pairs_left_out
+    }
+
+    /// An allowed shape at which the classification changes, when refuted.
+    #[getter]
+    fn counterexample(&self) -> Option<BTreeMap<String, i64>> {
+        self.doc.counterexample.clone()
+    }
+
+    /// Symbol → run-time source, for the symbols the guards use.
+    #[getter]
+    fn symbols(&self) -> BTreeMap<String, String> {
+        self.doc.symbols.clone()
+    }
+
+    /// The engine's time, in microseconds.
+    #[getter]
+    fn micros(&self) -> u64 {
+        self.doc.micros
+    }
+
+    /// Tensors that overlap themselves at the hints (sorted).
+    #[getter]
+    fn self_overlapping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, &self.doc.self_overlapping)
+    }
+
+    /// Each tensor that overlaps itself at the hints or whose verdict is not
+    /// proved for all shapes; a tensor not listed overlaps itself nowhere.
+    #[getter]
+    fn self_overlap<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, self.doc.self_overlap.iter().map(SelfOverlap::from))
+    }
+
+    /// The result line as JSON text (what the CLI prints for this case).
+    #[getter]
+    fn json(&self) -> String {
+        crate::to_json(&self.doc)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let invariant = match self.doc.invariant {
+            Some(b) => py_bool(b),
+            None => "None",
+        };
+        Ok(format!(
+            "OverlapResult(id={}, overlapping={}, non_overlapping={}, invariant={}, guards=<{}>, pairs=<{}>)",
+            str_repr(py, &self.doc.id)?,
+            tuple_repr(&self.doc.overlapping),
+            tuple_repr(&self.doc.non_overlapping),
+            invariant,
+            self.guards.len(),
+            self.doc.pairs.len()
+        ))
+    }
+}
+
+/// The result document of `analyze` (docs/FORMATS.md §5).
+#[pyclass(module = "symalias._native", frozen, eq)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgramResult {
+    doc: symalias::io::ProgramResult,
+    guards: Vec<Guard>,
+}
+
+impl ProgramResult {
+    /// The typed result of a result document.
+    pub(crate) fn new(doc: symalias::io::ProgramResult) -> PyResult<Self> {
+        let guards = guards_of(&doc.guards)?;
+        Ok(ProgramResult { doc, guards })
+    }
+
+    /// The document (for `GuardSet`).
+    pub(crate) fn doc(&self) -> &symalias::io::ProgramResult {
+        &self.doc
+    }
+}
+
+#[pymethods]
+impl ProgramResult {
+    /// The program's id.
+    #[getter]
+    fn id(&self) -> &str {
+        &self.doc.id
+    }
+
+    /// Duplicate-input removal: `strategy`, `keep_arg_mask`, `add_dupe_map`.
+    #[getter]
+    fn dedupe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonized(py, &self.doc.dedupe)
+    }
+
+    /// Synthetic-base merging (None when no group needed one).
+    #[getter]
+    fn synthetic_bases<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonized(py, &self.doc.synthetic_bases)
+    }
+
+    /// One overlap result document per storage group that was asked.
+    #[getter]
+    fn overlap<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let docs = self
+            .doc
+            .overlap
+            .iter()
+            .map(|g| pythonized(py, g))
+            .collect::<PyResult<Vec<_>>>()?;
+        tuple(py, docs)
+    }
+
+    /// The view-and-mutation metadata of the deduplicated inputs.
+    #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonized(py, &self.doc.meta)
+    }
+
+    /// The graph signature (None when the program asks for none).
+    #[getter]
+    fn signature<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonized(py, &self.doc.signature)
+    }
+
+    /// Every guard the program's answers need.
+    #[getter]
+    fn guards<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, self.guards.iter().cloned())
+    }
+
+    /// What a compiler would raise (e.g. aliased mutated inputs under export).
+    #[getter]
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        tuple(py, &self.doc.errors)
+    }
+
+    /// The result document as JSON text (what the CLI prints).
+    #[getter]
+    fn json(&self) -> String {
+        crate::to_json(&self.doc)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "ProgramResult(id={}, groups=<{}>, guards=<{}>, errors=<{}>)",
+            str_repr(py, &self.doc.id)?,
+            self.doc.overlap.len(),
+            self.guards.len(),
+            self.doc.errors.len()
+        ))
+    }
+}
+
+/// A simplified expression (docs/FORMATS.md §4) and why the rewriting stopped.
+#[pyclass(module = "symalias._native", frozen, eq, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimplifyResult {
+    /// The case's id.
+    pub(crate) id: String,
+    /// The simplified expression, in canonical form.
+    pub(crate) expr: String,
+    /// Tree size of the input.
+    pub(crate) size_in: usize,
+    /// Tree size of the output (never larger).
+    pub(crate) size_out: usize,
+    /// Why the rewriting stopped (`saturated`, `iteration limit`, ...).
+    pub(crate) stop: String,
+    /// The engine's time, in microseconds.
+    pub(crate) micros: u64,
+}
+
+#[pymethods]
+impl SimplifyResult {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "SimplifyResult(id={}, expr={}, size_in={}, size_out={}, stop={}, micros={})",
+            str_repr(py, &self.id)?,
+            str_repr(py, &self.expr)?,
+            self.size_in,
+            self.size_out,
+            str_repr(py, &self.stop)?,
+            self.micros
+        ))
+    }
+}
+
+/// A guard check: pass, or the first failing guard and why.
+#[pyclass(module = "symalias._native", frozen, eq, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Every guard holds.
+    passed: bool,
+    /// The first failing guard's text.
+    failed: Option<String>,
+    /// Why it fails.
+    reason: Option<String>,
+}
+
+impl From<OutcomeDoc> for Outcome {
+    fn from(o: OutcomeDoc) -> Self {
+        Outcome {
+            passed: o.pass,
+            failed: o.failed,
+            reason: o.reason,
+        }
+    }
+}
+
+#[pymethods]
+impl Outcome {
+    fn __bool__(&self) -> bool {
+        self.passed
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "Outcome(passed={}, failed={}, reason={})",
+            py_bool(self.passed),
+            opt_repr(py, &self.failed)?,
+            opt_repr(py, &self.reason)?
+        ))
+    }
+}
