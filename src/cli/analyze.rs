@@ -30,6 +30,11 @@ pub struct AnalyzeArgs {
     /// that join two components (the others counted in `pairs_left_out`).
     #[arg(long, default_value_t = crate::overlap::PAIR_LIST_CAP)]
     pub max_listed_pairs: usize,
+    /// Time bound per program, in milliseconds: its storage groups'
+    /// simplification, exact decisions and proofs together. What is left
+    /// unproved when it is spent is guarded.
+    #[arg(long, default_value_t = crate::overlap::ProofOptions::default().time_limit.as_millis() as u64)]
+    pub time_limit_ms: u64,
 }
 
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
@@ -52,11 +57,12 @@ pub fn run(args: AnalyzeArgs) -> u8 {
         let parsed = parse_line::<ProgramDoc>(*lineno, item);
         let id = parsed.id.clone();
         let result = parsed.value.and_then(|p| {
-            let opts = crate::analysis::AnalyzerOptions {
+            let mut opts = crate::analysis::AnalyzerOptions {
                 max_intermediate_bases: args.max_intermediate_bases,
                 max_listed_pairs: args.max_listed_pairs,
                 ..Default::default()
             };
+            opts.proof.time_limit = std::time::Duration::from_millis(args.time_limit_ms);
             run_program(&p, &mut Analyzer::new(opts))
                 .map(|r| serde_json::to_value(r).expect("serialises"))
                 .map_err(|e| e.at(*lineno, id.as_deref()))

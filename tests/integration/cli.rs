@@ -1,6 +1,6 @@
 //! The `symalias` command: answers, error messages and exit codes.
 
-use crate::common::cli::run;
+use crate::common::cli::{run, UNHURRIED};
 use std::process::Output;
 
 fn text(b: &[u8]) -> String {
@@ -507,8 +507,14 @@ fn overlap_batches_are_the_same_on_one_thread_and_on_many() {
     let mut lines: Vec<&str> = cases.lines().filter(|l| l.contains("\"hint\"")).collect();
     lines.insert(lines.len() / 2, "{\"id\": \"bad\", \"tensors\": 7}");
     let input = lines.join("\n");
-    let one = run(&["overlap", "--no-timing", "--jobs", "1"], &input);
-    let many = run(&["overlap", "--no-timing", "--jobs", "3"], &input);
+    let one = run(
+        &["overlap", UNHURRIED, "--no-timing", "--jobs", "1"],
+        &input,
+    );
+    let many = run(
+        &["overlap", UNHURRIED, "--no-timing", "--jobs", "3"],
+        &input,
+    );
     assert_eq!(
         one.status.code(),
         Some(2),
@@ -554,8 +560,8 @@ fn simplify_and_analyze_batches_are_the_same_on_one_thread_and_on_many() {
             })
             .collect()
     };
-    let one = run(&["simplify", "--jobs", "1"], &input);
-    let many = run(&["simplify", "--jobs", "3"], &input);
+    let one = run(&["simplify", UNHURRIED, "--jobs", "1"], &input);
+    let many = run(&["simplify", UNHURRIED, "--jobs", "3"], &input);
     assert_eq!(one.status.code(), Some(2));
     assert_eq!(no_micros(&one), no_micros(&many));
     assert_eq!(no_micros(&many).len(), lines.len());
@@ -577,8 +583,8 @@ fn simplify_and_analyze_batches_are_the_same_on_one_thread_and_on_many() {
         })
         .collect();
     let input = batch.join("\n");
-    let one = run(&["analyze", "--jobs", "1"], &input);
-    let many = run(&["analyze", "--jobs", "3"], &input);
+    let one = run(&["analyze", UNHURRIED, "--jobs", "1"], &input);
+    let many = run(&["analyze", UNHURRIED, "--jobs", "3"], &input);
     assert_eq!(one.status.code(), many.status.code());
     assert_eq!(text(&one.stdout), text(&many.stdout));
     assert_eq!(text(&many.stdout).lines().count(), batch.len());

@@ -7,6 +7,7 @@
 //! deliberate. To re-record after one: `SYMALIAS_BLESS=1 cargo test --test integration golden::`,
 //! then review the diff of `tests/golden/`.
 
+use crate::common::cli::UNHURRIED;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -107,12 +108,6 @@ fn args(xs: &[&str]) -> Vec<String> {
     xs.iter().map(|s| s.to_string()).collect()
 }
 
-/// A wall-clock bound far above any case's time, so that only z3's
-/// deterministic `rlimit` bounds the proofs: at the default 2 s a loaded
-/// machine (a clean-clone CI run beside builds) answered `as_strided-56`
-/// differently. Output is identical to the default's on an idle machine.
-const UNHURRIED: &str = "--time-limit-ms=60000";
-
 #[test]
 fn overlap_output_is_unchanged() {
     check_all(&[
@@ -184,15 +179,27 @@ fn analyze_output_is_unchanged() {
             .unwrap()
             .to_string();
         let stem = p.file_stem().unwrap().to_str().unwrap();
-        runs.push((format!("analyze_{stem}"), args(&["analyze", &rel])));
+        runs.push((
+            format!("analyze_{stem}"),
+            args(&["analyze", UNHURRIED, &rel]),
+        ));
     }
     runs.push((
         "analyze_recompile_29_pretty".into(),
-        args(&["analyze", "--pretty", "examples/recompile-29.json"]),
+        args(&[
+            "analyze",
+            UNHURRIED,
+            "--pretty",
+            "examples/recompile-29.json",
+        ]),
     ));
     runs.push((
         "analyze_bad".into(),
-        args(&["analyze", "tests/golden/inputs/bad_programs.jsonl"]),
+        args(&[
+            "analyze",
+            UNHURRIED,
+            "tests/golden/inputs/bad_programs.jsonl",
+        ]),
     ));
     check_all(&runs);
 }
@@ -203,7 +210,7 @@ fn check_guards_output_is_unchanged() {
     std::fs::create_dir_all(&dir).unwrap();
     let result = dir.join("recompile-29.result.json");
     let out = Command::new(env!("CARGO_BIN_EXE_symalias"))
-        .args(["analyze", "examples/recompile-29.json"])
+        .args(["analyze", UNHURRIED, "examples/recompile-29.json"])
         .current_dir(root())
         .output()
         .unwrap();
@@ -244,15 +251,15 @@ fn parse_and_simplify_output_is_unchanged() {
         ),
         (
             "simplify_exprs_jsonl".into(),
-            args(&["simplify", "examples/exprs.jsonl"]),
+            args(&["simplify", UNHURRIED, "examples/exprs.jsonl"]),
         ),
         (
             "simplify_exprs_dev".into(),
-            args(&["simplify", "tests/data/exprs_dev.jsonl"]),
+            args(&["simplify", UNHURRIED, "tests/data/exprs_dev.jsonl"]),
         ),
         (
             "simplify_bad".into(),
-            args(&["simplify", "tests/golden/inputs/bad_exprs.txt"]),
+            args(&["simplify", UNHURRIED, "tests/golden/inputs/bad_exprs.txt"]),
         ),
     ]);
 }
