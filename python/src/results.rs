@@ -6,7 +6,10 @@
 //! A result keeps its document (`io::OverlapResult`, `io::ProgramResult`);
 //! its attributes are made on access (tuples for sequences, dicts for
 //! mappings, as a frozen dataclass would hold them) and `json` is the
-//! document's text, byte for byte what the CLI prints.
+//! document's text, byte for byte what the CLI prints. The value-like
+//! classes (`Witness`, `Pair`, `SelfOverlap`, `SimplifyResult`, `Outcome`)
+//! are hashable; those holding dicts (`Guard`, the results) are not, as
+//! frozen dataclasses holding dicts are not.
 
 use crate::error;
 use pyo3::exceptions::PyRuntimeError;
@@ -79,8 +82,8 @@ fn proof_word(p: &symalias::Proof) -> String {
 }
 
 /// A byte both tensors of a pair reach, and the indices reaching it.
-#[pyclass(module = "symalias._native", frozen, eq)]
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[pyclass(module = "symalias._native", frozen, eq, hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Witness {
     /// The shared byte address (storage offset in bytes).
     #[pyo3(get)]
@@ -125,8 +128,8 @@ impl Witness {
 
 /// One listed pair: overlapping at the hints (or undecided), and how sure:
 /// `proved`, `refuted`, `hint_only` or `unknown`.
-#[pyclass(module = "symalias._native", frozen, eq, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pair {
     /// The first tensor's index.
     a: usize,
@@ -171,8 +174,8 @@ impl Pair {
 /// One tensor's overlap with itself (two of its own indices reach one
 /// byte): at the hints, and how sure for all shapes (`proved`, `refuted`,
 /// `hint_only`, `unknown`). Both indices of the witness index this tensor.
-#[pyclass(module = "symalias._native", frozen, eq, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SelfOverlap {
     /// The tensor's index.
     tensor: usize,
@@ -499,8 +502,8 @@ impl ProgramResult {
 }
 
 /// A simplified expression (docs/FORMATS.md §4) and why the rewriting stopped.
-#[pyclass(module = "symalias._native", frozen, eq, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SimplifyResult {
     /// The case's id.
     pub(crate) id: String,
@@ -532,8 +535,8 @@ impl SimplifyResult {
 }
 
 /// A guard check: pass, or the first failing guard and why.
-#[pyclass(module = "symalias._native", frozen, eq, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Outcome {
     /// Every guard holds.
     passed: bool,

@@ -285,6 +285,10 @@ def test_results_are_built_natively_and_mirror_their_document():
         r.id = "other"  # type: ignore[misc]
     again = symalias.overlap(views, s)
     assert again.pairs == r.pairs and again.guards == r.guards
+    # Value-like results hash (a set of pairs); those holding dicts do not.
+    assert len({*r.pairs, *again.pairs}) == len(r.pairs)
+    with pytest.raises(TypeError):
+        hash(r.guards[0])
     assert repr(r.pairs[0]).startswith("Pair(a=0, b=1, overlap=True, proof='proved', witness=Witness(address=")
     # A program's result: its sub-documents as dicts, its guards typed.
     text = (ROOT / "tests/programs/41-b0-overlap-missed-by-pytorch.json").read_text()
