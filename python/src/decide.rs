@@ -20,7 +20,7 @@ use symalias::io::{
 };
 
 use crate::tensors::{call, Method};
-use crate::{input_error, on_worker};
+use crate::{input_error, on_large_stack};
 
 /// `symalias._tensors`, looked up once.
 static TENSORS_MODULE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -365,7 +365,7 @@ pub fn decide(
         expect: None,
     };
     let prove = prove && !case.symbols.is_empty();
-    let result = on_worker(py, move || {
+    let result = on_large_stack(py, move || {
         let opts = AnalyzerOptions {
             prove,
             ..AnalyzerOptions::default()

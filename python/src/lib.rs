@@ -10,7 +10,7 @@
 //! documents.
 //! Bad input raises `symalias.InputError` (a `ValueError`) carrying the same
 //! located message as the CLI, without the line number. Every analysis runs
-//! with the GIL released, on a worker thread with the CLI's 64 MB stack (the
+//! with the GIL released, on a stack segment of the CLI's 64 MB (the
 //! depth limits of the parser bound recursion; the large stack keeps the
 //! margin the CLI has), and under the time bound it is given.
 
@@ -36,59 +36,22 @@ use results::{Outcome, OverlapResult, ProgramResult, SimplifyResult};
 
 use error::InputError;
 
-/// Stack of the worker thread an analysis runs on (the CLI's batch workers' size).
-const WORKER_STACK: usize = 64 << 20;
+/// Stack an analysis runs on (the CLI's batch workers' size): a fresh
+/// segment per call, mapped lazily (only the pages used are touched).
+const ANALYSIS_STACK: usize = 64 << 20;
 
-/// A job for a worker thread.
-type Job = Box<dyn FnOnce() + Send>;
-
-/// Idle worker threads (each a 64 MB stack, kept for the next call: starting
-/// one costs a few hundred microseconds, more than a small analysis).
-static IDLE: std::sync::Mutex<Vec<std::sync::mpsc::Sender<Job>>> =
-    std::sync::Mutex::new(Vec::new());
-
-fn spawn_worker() -> Result<std::sync::mpsc::Sender<Job>, String> {
-    let (tx, rx) = std::sync::mpsc::channel::<Job>();
-    std::thread::Builder::new()
-        .name("symalias".into())
-        .stack_size(WORKER_STACK)
-        .spawn(move || {
-            while let Ok(job) = rx.recv() {
-                job();
-            }
-        })
-        .map_err(|e| format!("cannot start the analysis thread: {e}"))?;
-    Ok(tx)
-}
-
-/// Runs `f` on a worker thread with a large stack, with the GIL released.
-/// Workers are reused; concurrent calls each get their own; a panic in `f`
-/// is reported as a `RuntimeError` and leaves the worker usable.
-fn on_worker<R: Send + 'static>(
-    py: Python<'_>,
-    f: impl FnOnce() -> R + Send + 'static,
-) -> PyResult<R> {
+/// Runs `f` with the GIL released, on the calling thread but on a stack
+/// segment of its own of [`ANALYSIS_STACK`] bytes (`stacker::grow`), so
+/// that a Python thread's small stack never bounds an analysis; a panic in
+/// `f` is reported as a `RuntimeError`. (It ran on reused worker threads
+/// before: two thread wake-ups per call cost 65–70 µs here, the engine's
+/// own answer to a two-view case about 20 µs.)
+fn on_large_stack<R: Send>(py: Python<'_>, f: impl FnOnce() -> R + Send) -> PyResult<R> {
     py.detach(|| {
-        let worker = IDLE.lock().ok().and_then(|mut idle| idle.pop());
-        let worker = match worker {
-            Some(w) => w,
-            None => spawn_worker()?,
-        };
-        let (tx, rx) = std::sync::mpsc::channel();
-        let job: Job = Box::new(move || {
-            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-            let _ = tx.send(out);
-        });
-        worker
-            .send(job)
-            .map_err(|_| "the analysis thread is gone".to_string())?;
-        let out = rx
-            .recv()
-            .map_err(|_| "the analysis thread is gone".to_string())?;
-        if let Ok(mut idle) = IDLE.lock() {
-            idle.push(worker);
-        }
-        out.map_err(|p| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            stacker::grow(ANALYSIS_STACK, f)
+        }))
+        .map_err(|p| {
             let what = p
                 .downcast_ref::<String>()
                 .cloned()
@@ -100,32 +63,19 @@ fn on_worker<R: Send + 'static>(
     .map_err(PyRuntimeError::new_err)
 }
 
-/// Starts an idle worker thread now (a compiler calls this when it sets up,
-/// so that its first decision does not pay for starting one).
-#[pyfunction]
-fn warm_up() -> PyResult<()> {
-    let mut idle = IDLE
-        .lock()
-        .map_err(|_| PyRuntimeError::new_err("worker pool poisoned"))?;
-    if idle.is_empty() {
-        idle.push(spawn_worker().map_err(PyRuntimeError::new_err)?);
-    }
-    Ok(())
-}
-
 fn input_error(e: EngineInputError) -> PyErr {
     error::located(e)
 }
 
-/// One FORMATS document through the engine on the worker: parsed into `T`
+/// One FORMATS document through the engine on a large stack: parsed into `T`
 /// (errors located by field), answered by `answer`; an error carries the
 /// document's id and no line number (a Python call has no lines).
-fn answer_document<T: serde::de::DeserializeOwned, R: Send + 'static>(
+fn answer_document<T: serde::de::DeserializeOwned, R: Send>(
     py: Python<'_>,
     text: String,
-    answer: impl FnOnce(T) -> Result<R, EngineInputError> + Send + 'static,
+    answer: impl FnOnce(T) -> Result<R, EngineInputError> + Send,
 ) -> PyResult<R> {
-    on_worker(py, move || {
+    on_large_stack(py, move || {
         let parsed = parse_line::<T>(1, &text);
         let id = parsed.id;
         parsed.value.and_then(answer).map_err(|mut e| {
@@ -177,7 +127,7 @@ fn overlap(
         },
     };
     let id = typed.id.clone();
-    let doc = on_worker(py, move || answer(typed))?.map_err(|mut e| {
+    let doc = on_large_stack(py, move || answer(typed))?.map_err(|mut e| {
         e.id = e.id.take().or(Some(id));
         e.line = None;
         input_error(e)
@@ -273,7 +223,7 @@ fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResul
 /// Parses an expression and prints it in the engine's canonical form.
 #[pyfunction]
 fn parse(py: Python<'_>, expr: String) -> PyResult<String> {
-    on_worker(py, move || {
+    on_large_stack(py, move || {
         let mut pool = symalias::ExprPool::new();
         symalias::parse(&mut pool, &expr)
             .map(|e| pool.display(e).to_string())
@@ -382,7 +332,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
-    m.add_function(wrap_pyfunction!(warm_up, m)?)?;
     m.add_function(wrap_pyfunction!(tensors::overlapping_tensors, m)?)?;
     m.add_class::<GuardSet>()?;
     m.add_class::<OverlapResult>()?;

@@ -32,7 +32,6 @@ __all__ = [
     "render_guards",
     "reset_check_counters",
     "simplify",
-    "warm_up",
 ]
 
 __version__: str
@@ -236,9 +235,6 @@ def analyze(
 
 def simplify(case: str, *, time_limit_ms: int | None = None) -> SimplifyResult:
     """One expression case (FORMATS.md §4) -> the simplified expression and the stop reason."""
-
-def warm_up() -> None:
-    """Starts an idle analysis thread now (``symalias.torch.install`` does)."""
 
 def parse(expr: str) -> str:
     """An expression -> its canonical text."""

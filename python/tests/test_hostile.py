@@ -6,6 +6,7 @@ repository)."""
 import json
 import pathlib
 import resource
+import threading
 import time
 
 import pytest
@@ -192,3 +193,32 @@ def test_meta_tensors_and_parameters_are_answered():
     assert symalias.compute_overlapping_tensors([m[:4], m[2:6], m[6:]]) == {0, 1}
     p = torch.nn.Parameter(torch.zeros(8))
     assert symalias.compute_overlapping_tensors([p[:4], p[4:]]) == set()
+
+
+def test_a_small_python_thread_stack_does_not_bound_an_analysis():
+    """Analyses run on a 64 MB stack segment of their own, whatever the
+    calling thread's stack: the deepest accepted expression is parsed,
+    simplified and used as a size from a thread of 256 KiB."""
+    chain = "s0" + "//2" * 999
+    out: dict[str, object] = {}
+
+    def work() -> None:
+        out["parsed"] = symalias.parse(chain)
+        out["simplified"] = symalias.simplify(chain, {"s0": symalias.Symbol(hint=3, min=1)})
+        views = [symalias.TensorLayout([chain], [1], 0), symalias.TensorLayout([4], [1], 8)]
+        out["overlap"] = symalias.overlap(views, {"s0": symalias.Symbol(hint=3, min=1, max=10**6)})
+
+    old = threading.stack_size(256 * 1024)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert symalias.parse(str(out["parsed"])) == out["parsed"]
+    simplified = out["simplified"]
+    assert isinstance(simplified, symalias.SimplifyResult) and simplified.size_out <= simplified.size_in
+    result = out["overlap"]
+    assert isinstance(result, symalias.OverlapResult)
+    # s0 // 2**999 is 0 for every allowed s0: the first view is empty.
+    assert result.overlapping == () and result.invariant is True

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .. import _native
 from . import _bytes, _cache, _decision, _merge
 from ._state import HookError, lock, stats
 
@@ -163,7 +162,6 @@ def install() -> None:
             return
         owners = _checked()
         stats.__init__()  # type: ignore[misc]
-        _native.warm_up()  # the first decision does not start a thread
         for h, owner in zip(_HOOKS, owners):
             raw = inspect.getattr_static(owner, h.attr)
             _saved[f"{h.owner}.{h.attr}"] = raw
