@@ -285,8 +285,8 @@ impl GuardSet {
             return prepare(&doc.guards, &doc.symbols);
         }
         if let Ok(r) = result.cast::<ProgramResult>() {
-            let doc = r.get().doc();
-            return prepare(&doc.guards, &doc.symbols);
+            let (guards, symbols) = r.get().guard_docs();
+            return prepare(guards, symbols);
         }
         let doc: Doc = match result.extract::<String>() {
             Ok(text) => serde_json::from_str(&text).map_err(|e| error::at_field("result", e))?,
@@ -342,6 +342,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<results::SelfOverlap>()?;
     m.add_class::<results::Witness>()?;
     m.add_class::<results::Guard>()?;
+    m.add_function(wrap_pyfunction!(results::restore, m)?)?;
     m.add_class::<checks::FrameCheck>()?;
     m.add_class::<decide::Decision>()?;
     m.add_function(wrap_pyfunction!(decide::decide, m)?)?;

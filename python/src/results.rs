@@ -73,6 +73,50 @@ fn pythonized<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Boun
     pythonize::pythonize(py, v).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// What `__reduce__` returns: `restore` and its arguments (the class's
+/// name and its state as JSON text).
+type Reduced<'py> = (Bound<'py, PyAny>, (&'static str, String));
+
+/// Pickling (and `copy`): every result class is rebuilt by `restore` from
+/// its state's JSON text.
+fn reduce<'py>(py: Python<'py>, kind: &'static str, state: String) -> PyResult<Reduced<'py>> {
+    let restore = py.import("symalias._native")?.getattr("restore")?;
+    Ok((restore, (kind, state)))
+}
+
+/// The state of a serde-derived result class.
+fn state<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("result classes serialise")
+}
+
+/// Rebuilds a result object from what its `__reduce__` gave (pickle and
+/// `copy` call it; not for other use).
+#[pyfunction]
+pub(crate) fn restore(py: Python<'_>, kind: &str, state: &str) -> PyResult<Py<PyAny>> {
+    macro_rules! make {
+        ($t:ty) => {{
+            let v: $t = serde_json::from_str(state).map_err(|e| error::at_field("state", e))?;
+            Ok(Py::new(py, v)?.into_any())
+        }};
+    }
+    match kind {
+        "Witness" => make!(Witness),
+        "Pair" => make!(Pair),
+        "SelfOverlap" => make!(SelfOverlap),
+        "Guard" => make!(Guard),
+        "SimplifyResult" => make!(SimplifyResult),
+        "Outcome" => make!(Outcome),
+        "OverlapResult" => {
+            let doc = serde_json::from_str(state).map_err(|e| error::at_field("state", e))?;
+            Ok(Py::new(py, OverlapResult::new(doc)?)?.into_any())
+        }
+        "ProgramResult" => {
+            Ok(Py::new(py, ProgramResult::from_json(state.to_string())?)?.into_any())
+        }
+        _ => Err(error::at_field("kind", format!("no result class `{kind}`"))),
+    }
+}
+
 /// `proved`, `refuted`, `hint_only` or `unknown` (the document's word).
 fn proof_word(p: &symalias::Proof) -> String {
     serde_json::to_value(p)
@@ -83,7 +127,7 @@ fn proof_word(p: &symalias::Proof) -> String {
 
 /// A byte both tensors of a pair reach, and the indices reaching it.
 #[pyclass(module = "symalias._native", frozen, eq, hash)]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Witness {
     /// The shared byte address (storage offset in bytes).
     #[pyo3(get)]
@@ -116,6 +160,10 @@ impl Witness {
         tuple(py, &self.index_b)
     }
 
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "Witness", state(self))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Witness(address={}, index_a={}, index_b={})",
@@ -129,7 +177,7 @@ impl Witness {
 /// One listed pair: overlapping at the hints (or undecided), and how sure:
 /// `proved`, `refuted`, `hint_only` or `unknown`.
 #[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Pair {
     /// The first tensor's index.
     a: usize,
@@ -157,6 +205,10 @@ impl From<&PairDoc> for Pair {
 
 #[pymethods]
 impl Pair {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "Pair", state(self))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Pair(a={}, b={}, overlap={}, proof='{}', witness={})",
@@ -175,7 +227,7 @@ impl Pair {
 /// byte): at the hints, and how sure for all shapes (`proved`, `refuted`,
 /// `hint_only`, `unknown`). Both indices of the witness index this tensor.
 #[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SelfOverlap {
     /// The tensor's index.
     tensor: usize,
@@ -203,6 +255,10 @@ impl From<&SelfOverlapResult> for SelfOverlap {
 
 #[pymethods]
 impl SelfOverlap {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "SelfOverlap", state(self))
+    }
+
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let me = slf.get();
         Ok(format!(
@@ -223,7 +279,7 @@ impl SelfOverlap {
 /// engine: `check_overlapping(...)`, `L['a'] is L['b']`, the shape
 /// expression), its fields, and why the analysis depends on it.
 #[pyclass(module = "symalias._native", frozen, eq)]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Guard {
     /// The guard's kind, as in the result document.
     #[pyo3(get)]
@@ -272,6 +328,10 @@ impl Guard {
     #[getter]
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         pythonized(py, &self.fields)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "Guard", state(self))
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -390,6 +450,10 @@ impl OverlapResult {
         crate::to_json(&self.doc)
     }
 
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "OverlapResult", crate::to_json(&self.doc))
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let invariant = match self.doc.invariant {
             Some(b) => py_bool(b),
@@ -411,20 +475,60 @@ impl OverlapResult {
 #[pyclass(module = "symalias._native", frozen, eq)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProgramResult {
-    doc: symalias::io::ProgramResult,
+    /// The document's text, as the CLI prints it.
+    json: String,
+    /// The same document, read back (what the getters convert).
+    value: serde_json::Value,
+    /// Its guards and symbols (for `GuardSet`).
+    guard_docs: Vec<GuardDoc>,
+    symbols: BTreeMap<String, String>,
     guards: Vec<Guard>,
 }
 
 impl ProgramResult {
     /// The typed result of a result document.
     pub(crate) fn new(doc: symalias::io::ProgramResult) -> PyResult<Self> {
-        let guards = guards_of(&doc.guards)?;
-        Ok(ProgramResult { doc, guards })
+        ProgramResult::from_json(crate::to_json(&doc))
     }
 
-    /// The document (for `GuardSet`).
-    pub(crate) fn doc(&self) -> &symalias::io::ProgramResult {
-        &self.doc
+    /// The typed result of a result document's text.
+    fn from_json(json: String) -> PyResult<Self> {
+        #[derive(serde::Deserialize)]
+        struct Guarded {
+            guards: Vec<GuardDoc>,
+            #[serde(default)]
+            symbols: BTreeMap<String, String>,
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(&json).map_err(|e| error::at_field("result", e))?;
+        let part: Guarded =
+            serde_json::from_value(value.clone()).map_err(|e| error::at_field("result", e))?;
+        let guards = guards_of(&part.guards)?;
+        Ok(ProgramResult {
+            json,
+            value,
+            guard_docs: part.guards,
+            symbols: part.symbols,
+            guards,
+        })
+    }
+
+    /// The document's guards and symbols (for `GuardSet`).
+    pub(crate) fn guard_docs(&self) -> (&[GuardDoc], &BTreeMap<String, String>) {
+        (&self.guard_docs, &self.symbols)
+    }
+
+    /// One field of the document as Python objects (None when absent).
+    fn field<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        pythonized(py, &self.value.get(name))
+    }
+
+    /// One list field of the document.
+    fn list(&self, name: &str) -> &[serde_json::Value] {
+        self.value
+            .get(name)
+            .and_then(|v| v.as_array())
+            .map_or(&[], |v| v.as_slice())
     }
 }
 
@@ -433,27 +537,26 @@ impl ProgramResult {
     /// The program's id.
     #[getter]
     fn id(&self) -> &str {
-        &self.doc.id
+        self.value.get("id").and_then(|v| v.as_str()).unwrap_or("")
     }
 
     /// Duplicate-input removal: `strategy`, `keep_arg_mask`, `add_dupe_map`.
     #[getter]
     fn dedupe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        pythonized(py, &self.doc.dedupe)
+        self.field(py, "dedupe")
     }
 
     /// Synthetic-base merging (None when no group needed one).
     #[getter]
     fn synthetic_bases<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        pythonized(py, &self.doc.synthetic_bases)
+        self.field(py, "synthetic_bases")
     }
 
     /// One overlap result document per storage group that was asked.
     #[getter]
     fn overlap<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let docs = self
-            .doc
-            .overlap
+            .list("overlap")
             .iter()
             .map(|g| pythonized(py, g))
             .collect::<PyResult<Vec<_>>>()?;
@@ -463,13 +566,13 @@ impl ProgramResult {
     /// The view-and-mutation metadata of the deduplicated inputs.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        pythonized(py, &self.doc.meta)
+        self.field(py, "meta")
     }
 
     /// The graph signature (None when the program asks for none).
     #[getter]
     fn signature<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        pythonized(py, &self.doc.signature)
+        self.field(py, "signature")
     }
 
     /// Every guard the program's answers need.
@@ -481,29 +584,38 @@ impl ProgramResult {
     /// What a compiler would raise (e.g. aliased mutated inputs under export).
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        tuple(py, &self.doc.errors)
+        let errors: Vec<&str> = self
+            .list("errors")
+            .iter()
+            .filter_map(|e| e.as_str())
+            .collect();
+        tuple(py, errors)
     }
 
     /// The result document as JSON text (what the CLI prints).
     #[getter]
-    fn json(&self) -> String {
-        crate::to_json(&self.doc)
+    fn json(&self) -> &str {
+        &self.json
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "ProgramResult(id={}, groups=<{}>, guards=<{}>, errors=<{}>)",
-            str_repr(py, &self.doc.id)?,
-            self.doc.overlap.len(),
+            str_repr(py, self.id())?,
+            self.list("overlap").len(),
             self.guards.len(),
-            self.doc.errors.len()
+            self.list("errors").len()
         ))
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "ProgramResult", self.json.clone())
     }
 }
 
 /// A simplified expression (docs/FORMATS.md §4) and why the rewriting stopped.
 #[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SimplifyResult {
     /// The case's id.
     pub(crate) id: String,
@@ -521,6 +633,10 @@ pub struct SimplifyResult {
 
 #[pymethods]
 impl SimplifyResult {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "SimplifyResult", state(self))
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "SimplifyResult(id={}, expr={}, size_in={}, size_out={}, stop={}, micros={})",
@@ -536,7 +652,7 @@ impl SimplifyResult {
 
 /// A guard check: pass, or the first failing guard and why.
 #[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// Every guard holds.
     passed: bool,
@@ -558,6 +674,10 @@ impl From<OutcomeDoc> for Outcome {
 
 #[pymethods]
 impl Outcome {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
+        reduce(py, "Outcome", state(self))
+    }
+
     fn __bool__(&self) -> bool {
         self.passed
     }

@@ -31,6 +31,7 @@ __all__ = [
     "parse",
     "render_guards",
     "reset_check_counters",
+    "restore",
     "simplify",
 ]
 
@@ -238,6 +239,9 @@ def simplify(case: str, *, time_limit_ms: int | None = None) -> SimplifyResult:
 
 def parse(expr: str) -> str:
     """An expression -> its canonical text."""
+
+def restore(kind: str, state: str) -> Any:
+    """Rebuilds a result object from what its ``__reduce__`` gave (pickle, ``copy``)."""
 
 def overlapping_tensors(tensors: Sequence[Any]) -> tuple[list[int], int | None] | None:
     """Concrete torch tensors of one storage -> ``(overlapping indices, None)``,

@@ -1,9 +1,11 @@
 """The typed core API: overlap, analyze, simplify, parse, GuardSet."""
 
+import copy
 import itertools
 import json
 import os
 import pathlib
+import pickle
 import shutil
 import subprocess
 import threading
@@ -300,3 +302,18 @@ def test_results_are_built_natively_and_mirror_their_document():
     assert len(symalias.GuardSet(pr)) == len(symalias.GuardSet(pr.json)) == len(pdoc["guards"])
     out = symalias.simplify("Mod(4*s0 + 8, 4)", {"s0": Symbol(hint=3, min=2)})
     assert repr(out).startswith("SimplifyResult(id='expr', expr='0', size_in=")
+    # Picklable and copyable, as the dataclasses were (a worker process can
+    # send results back): equal after the round trip, JSON text unchanged.
+    sy = {"s1": Symbol(hint=8, min=2, max=100, source="L['y'].storage_offset()")}
+    xy = [TensorLayout([4], [1], 0, source="L['x']"), TensorLayout([4], [1], "s1", source="L['y']")]
+    r2 = symalias.overlap(xy, sy)
+    view = {"storage": "S", "sizes": [4], "strides": [1]}
+    outcome = symalias.GuardSet(r2).check(
+        {"L['x']": {"object": "x", **view, "storage_offset": 0}, "L['y']": {"object": "y", **view, "storage_offset": 2}}
+    )
+    assert not outcome.passed and outcome.failed
+    for x in (r, pr, out, outcome, *r.pairs, *r.guards, *r.self_overlap, r.pairs[0].witness):
+        back = pickle.loads(pickle.dumps(x))
+        assert type(back) is type(x) and back == x and repr(back) == repr(x)
+        assert copy.deepcopy(x) == x
+    assert pickle.loads(pickle.dumps(pr)).json == pr.json and pickle.loads(pickle.dumps(r)).json == r.json
