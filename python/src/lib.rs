@@ -103,7 +103,6 @@ fn time_limit(ms: Option<u64>, default: Duration) -> Duration {
 /// road, whose errors name the case and field.
 #[pyfunction]
 #[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None))]
-#[allow(clippy::too_many_arguments)]
 fn overlap(
     py: Python<'_>,
     case: &Bound<'_, PyAny>,
