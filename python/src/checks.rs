@@ -110,7 +110,10 @@ enum Fact {
 
 /// What one call read of each tensor (lazily, at most once).
 struct Reads<'py> {
-    tensors: Vec<Bound<'py, PyAny>>,
+    /// None where the frame no longer holds a value at the tensor's path
+    /// (a shorter list, a missing key or attribute): the facts that read it
+    /// fail.
+    tensors: Vec<Option<Bound<'py, PyAny>>>,
     storage: Vec<Option<i64>>,
     /// The storage objects read, held until the call returns.
     held: Vec<Bound<'py, PyAny>>,
@@ -118,7 +121,7 @@ struct Reads<'py> {
 }
 
 impl<'py> Reads<'py> {
-    fn new(tensors: Vec<Bound<'py, PyAny>>) -> Self {
+    fn new(tensors: Vec<Option<Bound<'py, PyAny>>>) -> Self {
         let n = tensors.len();
         Reads {
             tensors,
@@ -129,15 +132,17 @@ impl<'py> Reads<'py> {
     }
 
     fn tensor(&self, i: usize) -> PyResult<Bound<'py, PyAny>> {
-        Ok(self.tensors[i].clone())
+        self.tensors[i]
+            .clone()
+            .ok_or_else(|| PyValueError::new_err(format!("tensor {i} is gone from the frame")))
     }
 
     fn storage(&mut self, i: usize) -> PyResult<i64> {
         if let Some(s) = self.storage[i] {
             return Ok(s);
         }
-        let t = &self.tensors[i];
-        let obj = call(t.py(), t, Method::UntypedStorage)?;
+        let t = self.tensor(i)?;
+        let obj = call(t.py(), &t, Method::UntypedStorage)?;
         let s = obj.as_ptr() as i64;
         self.held.push(obj);
         self.storage[i] = Some(s);
@@ -472,12 +477,14 @@ pub struct FrameCheck {
 }
 
 impl FrameCheck {
-    /// The frame's tensors: from `locals` by path, the others from `args`.
+    /// The frame's tensors: from `locals` by path, the others from `args`;
+    /// None where a path no longer leads to a value (the frame's structure
+    /// changed). Err only when the guard's code passed the wrong count.
     fn tensors<'py>(
         &self,
         locals: &Bound<'py, PyAny>,
         args: &Bound<'py, PyTuple>,
-    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    ) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
         if args.len() != self.passed {
             return Err(PyValueError::new_err(format!(
                 "FrameCheck: {} tensors passed, {} expected",
@@ -490,16 +497,19 @@ impl FrameCheck {
         for path in &self.paths {
             match path {
                 None => {
-                    out.push(args.get_item(next)?);
+                    out.push(Some(args.get_item(next)?));
                     next += 1;
                 }
                 Some(steps) => {
-                    let mut obj = locals.clone();
+                    let mut obj = Some(locals.clone());
                     for step in steps {
-                        obj = match step {
-                            Step::Item(k) => obj.get_item(k.bind(obj.py()))?,
-                            Step::Attr(a) => obj.getattr(a.bind(obj.py()))?,
-                        };
+                        obj = obj.and_then(|o| {
+                            let py = o.py();
+                            match step {
+                                Step::Item(k) => o.get_item(k.bind(py)).ok(),
+                                Step::Attr(a) => o.getattr(a.bind(py)).ok(),
+                            }
+                        });
                     }
                     out.push(obj);
                 }
@@ -508,18 +518,18 @@ impl FrameCheck {
         Ok(out)
     }
 
-    fn first_failing(
-        &self,
-        locals: &Bound<'_, PyAny>,
-        args: &Bound<'_, PyTuple>,
-    ) -> PyResult<Option<usize>> {
-        let mut reads = Reads::new(self.tensors(locals, args)?);
-        for (k, f) in self.facts.iter().enumerate() {
-            if !f.holds(&mut reads)? {
-                return Ok(Some(k));
-            }
-        }
-        Ok(None)
+    /// The first fact that fails. A guard never raises: a fact that cannot
+    /// be read on this call (a tensor became `None` or an int, a list got
+    /// shorter) fails, and so does every fact when the call's arguments
+    /// are not what the guard's code passes.
+    fn first_failing(&self, locals: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>) -> Option<usize> {
+        let Ok(tensors) = self.tensors(locals, args) else {
+            return Some(0).filter(|_| !self.facts.is_empty());
+        };
+        let mut reads = Reads::new(tensors);
+        self.facts
+            .iter()
+            .position(|f| !matches!(f.holds(&mut reads), Ok(true)))
     }
 }
 
@@ -549,32 +559,28 @@ impl FrameCheck {
 
     /// True when every fact holds on the frame's tensors (`locals`: the
     /// frame's `L`; `tensors`: those without a path, in order); counted.
+    /// Never raises: a fact that cannot be read fails.
     #[pyo3(signature = (locals, *tensors))]
-    fn __call__(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> PyResult<bool> {
+    fn __call__(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> bool {
         let start = Instant::now();
-        let out = self.first_failing(locals, tensors);
+        let ok = self.first_failing(locals, tensors).is_none();
         CALLS.fetch_add(1, Ordering::Relaxed);
         NANOS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        let ok = matches!(out, Ok(None));
         if !ok {
             FAILURES.fetch_add(1, Ordering::Relaxed);
         }
-        out.map(|f| f.is_none())
+        ok
     }
 
     /// The index of the first fact that fails (None when all hold); not
     /// counted.
     #[pyo3(signature = (locals, *tensors))]
-    fn failing(
-        &self,
-        locals: &Bound<'_, PyAny>,
-        tensors: &Bound<'_, PyTuple>,
-    ) -> PyResult<Option<usize>> {
+    fn failing(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> Option<usize> {
         self.first_failing(locals, tensors)
     }
 
-    /// Whether fact `k` alone holds; not counted (the recompile reason's
-    /// evaluation).
+    /// Whether fact `k` alone holds (false where it cannot be read); not
+    /// counted (the recompile reason's evaluation).
     #[pyo3(signature = (k, locals, *tensors))]
     fn fact_holds(
         &self,
@@ -586,7 +592,10 @@ impl FrameCheck {
             .facts
             .get(k)
             .ok_or_else(|| PyValueError::new_err(format!("FrameCheck: no fact {k}")))?;
-        fact.holds(&mut Reads::new(self.tensors(locals, tensors)?))
+        let Ok(tensors) = self.tensors(locals, tensors) else {
+            return Ok(false);
+        };
+        Ok(matches!(fact.holds(&mut Reads::new(tensors)), Ok(true)))
     }
 
     fn __len__(&self) -> usize {

@@ -245,6 +245,13 @@ impl Decision {
         crate::to_json(&self.result)
     }
 
+    /// The partition this decision states, as the JSON list of guards a
+    /// `FrameCheck` `partition` fact also takes (text: it pickles, so a
+    /// saved artifact carries the fact).
+    fn partition_guards_json(&self) -> String {
+        crate::to_json(&self.partition_guards())
+    }
+
     /// The whole typed result (pairs, witnesses, guards), built natively.
     fn result(&self) -> PyResult<crate::results::OverlapResult> {
         crate::results::OverlapResult::new(self.result.clone())

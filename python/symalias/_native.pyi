@@ -318,6 +318,9 @@ class Decision:
         """The engine's time (loading and analysis)."""
     def json(self) -> str:
         """The result line (FORMATS.md §3) as JSON text."""
+    def partition_guards_json(self) -> str:
+        """The partition it states, as the JSON list of guards that a
+        ``FrameCheck`` ``partition`` fact also takes."""
     def result(self) -> OverlapResult:
         """The whole typed result (pairs, witnesses, guards), built natively."""
 

@@ -139,8 +139,68 @@ def test_paths_fetch_what_the_names_evaluate_to():
     check = _native.FrameCheck([*paths, None], [("one_storage", [0, 2]), ("cross", [0, 1], [0, 1], [True, True])])
     assert check(locals_, locals_["params"][1])
     assert check.failing(locals_, locals_["params"][0]) == 0
-    with pytest.raises(KeyError):
-        check({}, locals_["params"][1])
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {},  # every name is gone
+        {"params": [torch.zeros(2)], "self": None},  # a shorter list; None for a module
+        {"params": [torch.zeros(2), 3], "self": 7},  # ints where tensors were
+        {"params": "ab", "self": object()},  # a string; an object without the attribute
+    ],
+    ids=["gone", "shorter", "ints", "other_types"],
+)
+def test_a_changed_frame_fails_the_fact_and_never_raises(changed):
+    """A guard never raises: where a later call changed the frame's
+    structure, the facts that read the changed values fail (a recompile
+    whose reason names the fact), counted as failures."""
+    names = ["L['params'][1]", "L['self'].w"]
+    check = _native.FrameCheck(
+        [_guards.path(n) for n in names],
+        [("cross", [0, 1], [0, 1], [True, True]), ("no_self_overlap", [1])],
+    )
+    _native.reset_check_counters()
+    assert check(changed) is False
+    assert check.failing(changed) == 0
+    assert not check.fact_holds(0, changed) and not check.fact_holds(1, changed)
+    assert _native.check_counters()[:2] == (1, 1)
+
+
+def test_why_names_the_failed_fact_of_a_changed_frame():
+    """The recompile reason of a multi-fact frame, evaluated as torch does on
+    a frame whose tensor became ``None``: the words of the fact that reads it."""
+    facts = _guards.FrameFacts(
+        [_Src("L['a']"), _Src("L['b']")],
+        [("one_storage", [0, 1]), ("no_self_overlap", [1])],
+        [None, None],
+        ["first fact", "second fact"],
+    )
+    builder = _Builder()
+    facts.install(builder, True)
+    (code,), verbose, closure = builder.added
+    ok = {"a": torch.zeros(2), "b": torch.zeros(2)}
+    ok["b"] = ok["a"][:1]
+    assert eval(code, dict(closure), {"L": ok})
+    changed = {"a": ok["a"], "b": None}
+    assert not eval(code, dict(closure), {"L": changed})
+    said = [eval(v, {}, {"L": changed}) for v in verbose]
+    assert said == ["first fact", "second fact"]
+    assert [eval(v, {}, {"L": {**ok, "b": ok["a"].as_strided((2,), (0,))}}) for v in verbose] == [True, "second fact"]
+
+
+class _Src:
+    """A source as torch's guard builder sees it: a name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _Builder:
+    """What ``FrameFacts.install`` calls on torch's guard builder."""
+
+    def add_python_lambda_leaf_guard_to_root(self, code, verbose, closure_vars):
+        self.added = (code, verbose, closure_vars)
 
 
 def test_bad_facts_are_refused_naming_the_fact():
@@ -148,8 +208,9 @@ def test_bad_facts_are_refused_naming_the_fact():
         _native.FrameCheck([None], [("one_storage", [0, 1])])
     with pytest.raises(_native.InputError, match="unknown kind"):
         _native.FrameCheck([None], [("nope", [0])])
-    with pytest.raises(ValueError, match="passed"):
-        _native.FrameCheck([None, None], [("one_storage", [0, 1])])({}, torch.zeros(1))
+    # The guard's code passing the wrong count is no frame's value: the
+    # check fails (a guard never raises).
+    assert _native.FrameCheck([None, None], [("one_storage", [0, 1])])({}, torch.zeros(1)) is False
 
 
 def test_stats_count_the_cross_storage_check(fresh_torch):

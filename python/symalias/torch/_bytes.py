@@ -214,7 +214,7 @@ def byte_merge(
         members = [fwd_inputs[i] for i in g]
         if mixed:
             for i in g:
-                if getattr(mutated_input_info[i], "mutates_metadata", False):
+                if mutated_input_info[i].mutates_metadata:
                     raise EagerFallback(
                         f"the frame changes the metadata of input {i}, a view of a storage with "
                         "views of different dtypes",
@@ -406,8 +406,8 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
         from torch._functorch._aot_autograd.schemas import OutputType
 
         views = (OutputType.alias_of_input, OutputType.is_input)
-        meta = kwargs.get("runtime_metadata")
-        for k, out in enumerate(getattr(meta, "output_info", None) or []):
+        meta = kwargs["runtime_metadata"]
+        for k, out in enumerate(meta.output_info):
             if out.output_type in views and (out.base_idx in c.byte_bases or out.base_idx in c.unit_bases):
                 raise EagerFallback(f"output {k} is a view of inputs merged into a byte-level base", dtypes=True)
         return _runtime_wrapper(

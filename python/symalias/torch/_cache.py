@@ -127,8 +127,8 @@ def _recipe_of(entry: Any, key: str, args: Sequence[Any]) -> Recipe | None:
     # A key without symalias's mark: no two tensor inputs share a storage, so
     # no decision was made; only the cross-storage guard needs the mutation
     # flags, which the entry's own metadata has, input by input.
-    infos = getattr(getattr(entry, "runtime_metadata", None), "input_info", None)
-    if infos is None or len(infos) != len(args) or storage_groups(args):
+    infos = entry.runtime_metadata.input_info
+    if len(infos) != len(args) or storage_groups(args):
         return None
     return Recipe(mutated=[bool(i.mutates_data) for i in infos], merged=False)
 
@@ -170,8 +170,8 @@ def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
             with lock:
                 stats.cache_hits += 1
         elif compiled_fn is None:
-            info = getattr(cfg, "cache_info", None)
-            key = getattr(info, "cache_key", None)
+            info = cfg.cache_info
+            key = info.cache_key if info is not None else None
             if key:
                 with lock:
                     _pending[key] = c.recipe

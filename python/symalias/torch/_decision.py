@@ -32,7 +32,7 @@ from ._state import GroupReport, lock, log, stats
 def source_list(aot_config: Any, positions: Sequence[int]) -> list[Any] | None:
     """The Dynamo sources of flat-argument ``positions``, or None when
     AOTAutograd does not know them all (no guard can name the inputs)."""
-    pos_to_source = getattr(aot_config, "aot_autograd_arg_pos_to_source", None)
+    pos_to_source = aot_config.aot_autograd_arg_pos_to_source
     if not pos_to_source:
         return None
     out = []

@@ -9,11 +9,22 @@
 * ``CrossStorageCheck`` (H3): no mutated input shares its storage with an
   input that was in another storage at compile time.
 
-These describe facts; ``FrameGuards`` gathers a compile's facts and installs
-them as one Dynamo lambda guard calling ``_native.FrameCheck``, which reads
-each tensor once (storage identity, offset; whole layouts only for symbolic
-groups), decides in Rust, memoises partitions on what it read, and counts
-its calls, failures and time (``stats``). A frame with one fact has that
+These describe facts; ``FrameGuards`` gathers a compile's facts and hands
+them to torch as one ``FrameFacts``, an AOTAutograd guard
+(``torch._guards.GuardEnvExpr``) appended where AOTAutograd appends its
+``StorageOverlap`` and ``DuplicateInputs``: ``tracing_context.guards_context
+.aotautograd_guards``. torch builds those after a user's ``guard_filter_fn``
+has run, so no filter drops them (``skip_all_guards_unsafe`` filters
+Dynamo's guards, not the facts the compiled graph's correctness rests on);
+they are saved with the frame's guards (``aot_compile``, precompile) and
+rebuilt on load. torch's guard builder knows only its own two kinds, so
+``compile_check_fn`` (wrapped, ``_hooks``) takes symalias's out of that
+list for its loop and installs each as one epilogue lambda guard calling
+``_native.FrameCheck``, which reads each tensor once (storage identity,
+offset; whole layouts only for symbolic groups), decides in Rust, memoises
+partitions on what it read, counts its calls, failures and time
+(``stats``), and never raises: a fact it cannot read on a call (a tensor
+became ``None``, a list got shorter) fails. A frame with one fact has that
 fact's wording as its recompile reason; with several, each fact is a
 verbose part torch evaluates on failure (``why``), so the reason names the
 fact that failed, in the same words.
@@ -22,9 +33,12 @@ fact that failed, in the same words.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Callable
+
+import torch._guards
 
 from .. import _native
 from . import _state
@@ -34,21 +48,6 @@ def source_name(source: Any) -> str:
     """A Dynamo source's name, as torch prints it in guards."""
     n = source.name
     return str(n() if callable(n) else n)
-
-
-def add_lambda_guard(tc: Any, origin: Any, args: str, check: Any, verbose: list[str]) -> None:
-    """A Dynamo lambda guard calling ``check(<args>)`` (Python code over the
-    frame's ``L``); ``verbose`` are its verbose code parts (the recompile
-    reason); ``origin`` is the source torch files the guard under."""
-    import torch
-
-    fn_name = f"___symalias_check_{next(_state.counter)}"
-    code = f"{fn_name}({args})"
-
-    def create_fn(builder: Any, guard: Any) -> None:
-        builder.add_python_lambda_leaf_guard_to_root([code], verbose, closure_vars={fn_name: check})
-
-    tc.guards_context.dynamo_guards.add(torch._guards.Guard(origin, create_fn))
 
 
 def path(name: str) -> list[tuple[str, Any]] | None:
@@ -91,6 +90,83 @@ def why(frame: int, k: int, locals: Any, *tensors: Any) -> Any:
     return True if check.fact_holds(k, locals, *tensors) else entry[1][k]
 
 
+@dataclasses.dataclass(frozen=True)
+class FrameFacts(torch._guards.GuardEnvExpr):
+    """Every symalias fact of one compiled frame, as an AOTAutograd guard:
+    the sources of the tensors they name, the facts as ``_native.FrameCheck``
+    takes them (plain data: it pickles with a saved artifact), and each
+    fact's words (its recompile reason)."""
+
+    sources: list[Any]
+    #: Per fact: what is checked while the frame keeps its ShapeEnv guards
+    #: (None: nothing), and what instead where a guard filter dropped them
+    #: (None: the same) -- a proof for all shapes assumes the ShapeEnv's
+    #: guards (its ranges, its replacements: duck-sized offsets), so
+    #: without them its partition is checked.
+    facts: list[tuple[Any, ...] | None]
+    premised: list[tuple[Any, ...] | None]
+    words: list[str]
+
+    def chosen(self, shape_env_kept: bool) -> tuple[list[tuple[Any, ...]], list[str]]:
+        """The facts to check and their words."""
+        out, words = [], []
+        for f, p, w in zip(self.facts, self.premised, self.words):
+            fact = f if shape_env_kept or p is None else p
+            if fact is not None:
+                out.append(fact)
+                words.append(w)
+        return out, words
+
+    def install(self, builder: Any, shape_env_kept: bool) -> None:
+        """Adds the frame's check to ``builder``'s guard manager, as one
+        epilogue lambda guard (run after every other guard of the frame)."""
+        facts, words = self.chosen(shape_env_kept)
+        if not facts:
+            return
+        names = [source_name(s) for s in self.sources]
+        paths = [path(n) for n in names]
+        check = _native.FrameCheck(paths, facts)
+        args = ", ".join(["L"] + [n for n, p in zip(names, paths) if p is None])
+        if len(words) == 1:
+            verbose = words
+        else:
+            frame = next(_state.counter)
+            _FRAMES[frame] = (weakref.ref(check, lambda _: _FRAMES.pop(frame, None)), words)
+            verbose = [
+                f"__import__('symalias.torch._guards', fromlist=['why']).why({frame}, {k}, {args})"
+                for k in range(len(words))
+            ]
+        fn_name = f"___symalias_check_{next(_state.counter)}"
+        builder.add_python_lambda_leaf_guard_to_root([f"{fn_name}({args})"], verbose, closure_vars={fn_name: check})
+
+
+def wrap_compile_check_fn(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``CheckFunctionManager.compile_check_fn``: installs the frame's
+    ``FrameFacts`` (a compile's, or a loaded artifact's) and hides them from
+    torch's loop over AOTAutograd guards, which knows only its own kinds."""
+
+    def compile_check_fn(
+        self: Any, builder: Any, guards_out: Any, guard_fail_fn: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        guards = self.output_graph.aotautograd_guards
+        ours = [g for g in guards if isinstance(g, FrameFacts)]
+        if not ours:
+            return orig(self, builder, guards_out, guard_fail_fn, *args, **kwargs)
+        saved = list(guards)
+        guards[:] = [g for g in saved if not isinstance(g, FrameFacts)]
+        # ``guards_out``: Dynamo's guards that the filter kept.
+        kept = any(g.create_fn_name() == "SHAPE_ENV" for g in guards_out)
+        try:
+            for g in ours:
+                g.install(builder, kept)
+            return orig(self, builder, guards_out, guard_fail_fn, *args, **kwargs)
+        finally:
+            guards[:] = saved
+
+    compile_check_fn.__wrapped__ = orig  # type: ignore[attr-defined]
+    return compile_check_fn
+
+
 class FrameGuards:
     """The facts of one compile, over the union of their sources."""
 
@@ -111,23 +187,18 @@ class FrameGuards:
         self.facts.append((fact, idx))
 
     def install(self, tc: Any) -> None:
-        """One lambda guard for every fact gathered (none when there is none)."""
+        """The facts gathered, as one ``FrameFacts`` among the compile's
+        AOTAutograd guards (none when there is none)."""
         if not self.facts or tc is None:
             return
-        paths = [path(source_name(s)) for s in self.sources]
-        check = _native.FrameCheck(paths, [f.native(idx) for f, idx in self.facts])
-        args = ", ".join(["L"] + [source_name(s) for s, p in zip(self.sources, paths) if p is None])
-        words = [f.verbose() for f, _ in self.facts]
-        if len(words) == 1:
-            verbose = words
-        else:
-            frame = next(_state.counter)
-            _FRAMES[frame] = (weakref.ref(check, lambda _: _FRAMES.pop(frame, None)), words)
-            verbose = [
-                f"__import__('symalias.torch._guards', fromlist=['why']).why({frame}, {k}, {args})"
-                for k in range(len(words))
-            ]
-        add_lambda_guard(tc, self.sources[0], args, check, verbose)
+        tc.guards_context.aotautograd_guards.append(
+            FrameFacts(
+                list(self.sources),
+                [f.native(idx) for f, idx in self.facts],
+                [f.premised(idx) if isinstance(f, PartitionCheck) else None for f, idx in self.facts],
+                [f.verbose() for f, _ in self.facts],
+            )
+        )
         grouped = any(not isinstance(f, CrossStorageCheck) for f, _ in self.facts)
         with _state.lock:
             _state.stats.frames_guarded += 1
@@ -174,11 +245,14 @@ class PartitionCheck:
         # partition by source). A conservative (undecided) merge is right
         # for any pattern, so it only needs the one storage.
         self.decision: Any = decision if (decision is not None and not proved) else None
+        #: A proof for all shapes over symbolic layouts: it assumes the
+        #: ShapeEnv's guards, so it is checked where a filter drops them.
+        self.proof: Any = decision if (decision is not None and proved and symbolic) else None
 
     def needed(self) -> bool:
         # A split group in two storages stays disjoint: the one-storage
         # check matters only for a merged group.
-        return self.merged or self.decision is not None
+        return self.merged or self.decision is not None or self.proof is not None
 
     def verbose(self) -> str:
         """torch's wording of the same fact (its StorageOverlap guard),
@@ -197,13 +271,24 @@ class PartitionCheck:
             words.append(f"{', '.join(self.names)} share one storage")
         if self.decision is not None:
             words.append(f"{self.verbose()} by symalias")
+        if self.proof is not None:
+            words.append(f"{self.verbose()} by symalias where a guard filter drops the ShapeEnv's guards")
         return words
 
-    def native(self, idx: list[int]) -> tuple[Any, ...]:
-        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
-        if self.decision is None:
-            return ("one_storage", idx)
-        return ("partition", idx, self.merged, self.symbolic, self.names, self.decision)
+    def native(self, idx: list[int]) -> tuple[Any, ...] | None:
+        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``
+        (None: nothing to check while the ShapeEnv's guards hold)."""
+        if self.decision is not None:
+            return self._partition(idx, self.decision)
+        return ("one_storage", idx) if self.merged else None
+
+    def premised(self, idx: list[int]) -> tuple[Any, ...] | None:
+        """What replaces ``native`` where a guard filter dropped the
+        ShapeEnv's guards (None: the same)."""
+        return self._partition(idx, self.proof) if self.proof is not None else None
+
+    def _partition(self, idx: list[int], decision: Any) -> tuple[Any, ...]:
+        return ("partition", idx, self.merged, self.symbolic, self.names, decision.partition_guards_json())
 
 
 class PinCheck:

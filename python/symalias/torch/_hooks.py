@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import _bytes, _cache, _decision, _merge
+from . import _bytes, _cache, _decision, _guards, _merge
 from ._state import HookError, lock, stats
 
 
@@ -71,6 +71,14 @@ _HOOKS = [
         ["self", "gm", "example_inputs"],
         _merge.wrap_call_user_compiler,
     ),
+    # symalias's facts, installed beside torch's own AOTAutograd guards
+    # (after any guard filter), also for a loaded artifact.
+    _Hook(
+        "torch._dynamo.guards.CheckFunctionManager",
+        "compile_check_fn",
+        ["self", "builder", "guards_out", "guard_fail_fn"],
+        _guards.wrap_compile_check_fn,
+    ),
     # AOTAutograd's cache: key, hit, entry.
     _Hook(_AC, "autograd_cache_key", ["mod", "example_inputs", "config"], _cache.wrap_key),
     _Hook(f"{_AC}.AOTAutogradCache", "try_load", ["mod", "args", "aot_config"], _cache.wrap_try_load, static=True),
@@ -90,7 +98,67 @@ _LAMBDA = (
     ["self", "code_parts", "verbose_code_parts", "closure_vars"],
 )
 
+_SC = "torch._functorch._aot_autograd.schemas"
+#: Fields and attributes of torch objects that symalias reads (plain
+#: attribute access where they are read: a renamed one fails here, at
+#: ``install()``, never as a silent default at compile time).
+_FIELDS = [
+    (f"{_SC}.AOTConfig", ["aot_autograd_arg_pos_to_source", "cache_info"]),
+    (f"{_SC}.AOTAutogradCacheInfo", ["cache_key"]),
+    (f"{_SC}.InputAliasInfo", ["mutates_data", "mutates_metadata", "is_leaf"]),
+    (f"{_SC}.OutputAliasInfo", ["output_type", "base_idx"]),
+    (f"{_SC}.OutputType", ["alias_of_input", "is_input"]),
+    (f"{_SC}.ViewAndMutationMeta", ["input_info", "output_info"]),
+    (
+        f"{_RW}.AOTSyntheticBaseWrapper",
+        ["needs_post_compile", "base_groups", "other_arg_indices", "aliased_arg_idx_with_metadata_mutations"],
+    ),
+    ("torch._functorch._aot_autograd.aot_autograd_result.GenericAOTAutogradResult", ["runtime_metadata"]),
+    ("torch._dynamo.output_graph.OutputGraph", ["aotautograd_guards"]),
+    ("torch._dynamo.output_graph.OutputGraphGuardsState", ["aotautograd_guards"]),
+    ("torch._guards.GuardsContext", ["aotautograd_guards"]),
+    ("torch._guards", ["GuardEnvExpr", "TracingContext"]),
+    ("torch._dynamo.exc", ["BackendCompilerFailed"]),
+    ("torch._functorch.config", ["view_replay_for_aliased_outputs"]),
+]
+
 _saved: dict[str, Any] = {}
+
+
+def _has(owner: Any, name: str) -> bool:
+    """Whether ``owner`` (a class, module or config) has ``name``: a
+    dataclass field, a class attribute, or an attribute its ``__init__``
+    sets (read from the source: no instance is made)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(owner) and name in {f.name for f in dataclasses.fields(owner)}:
+        return True
+    if hasattr(owner, name):
+        return True
+    if not isinstance(owner, type):
+        return False
+    try:
+        return f"self.{name}" in inspect.getsource(inspect.getattr_static(owner, "__init__"))
+    except (OSError, TypeError):
+        return False
+
+
+def fields_missing() -> list[str]:
+    """The torch fields of ``_FIELDS`` that this torch lacks, by dotted name."""
+    out = []
+    for where, names in _FIELDS:
+        owner = _resolve(where)
+        out += [f"{where}.{n}" for n in names if owner is None or not _has(owner, n)]
+    return out
+
+
+def _reads_aotautograd_guards(fn: Any) -> bool:
+    """torch's ``compile_check_fn`` builds AOTAutograd's guards itself (the
+    loop symalias's facts are hidden from)."""
+    try:
+        return "aotautograd_guards" in inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
 
 
 def _resolve(path: str) -> Any:
@@ -116,7 +184,6 @@ def _checked() -> list[Any]:
     try:
         import torch
         import torch._dynamo
-        import torch._guards as tg
     except ImportError as e:  # pragma: no cover - exercised without torch
         raise HookError(f"symalias.torch needs torch >= 2.15: {e}") from e
     problems = []
@@ -138,11 +205,15 @@ def _checked() -> list[Any]:
         if h.static and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), staticmethod):
             problems.append(f"{h.owner}.{h.attr} is no longer a static method")
     check(_resolve(_LAMBDA[0]), _LAMBDA[0], _LAMBDA[1], _LAMBDA[2])
-    for attr in ("Guard", "TracingContext"):
-        if getattr(tg, attr, None) is None:
-            problems.append(f"torch._guards.{attr} is missing")
-    if not hasattr(torch._functorch.config, "view_replay_for_aliased_outputs"):
-        problems.append("torch._functorch.config.view_replay_for_aliased_outputs is missing")
+    problems += [f"{name} is missing" for name in fields_missing()]
+    post = _resolve(f"{_RW}.AOTSyntheticBaseWrapper.post_compile")
+    if post is not None and "runtime_metadata" not in inspect.signature(post).parameters:
+        problems.append(f"{_RW}.AOTSyntheticBaseWrapper.post_compile takes no runtime_metadata")
+    cfm = _resolve("torch._dynamo.guards.CheckFunctionManager")
+    if cfm is not None and not _reads_aotautograd_guards(inspect.getattr_static(cfm, "compile_check_fn", None)):
+        problems.append(
+            "torch._dynamo.guards.CheckFunctionManager.compile_check_fn no longer builds AOTAutograd's guards"
+        )
     if problems:
         raise HookError(f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(problems))
     return owners

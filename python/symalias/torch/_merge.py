@@ -73,7 +73,7 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
         import torch
 
         c = _state.current()
-        mutated = [bool(getattr(m, "mutates_data", False)) for m in mutated_input_info]
+        mutated = [bool(m.mutates_data) for m in mutated_input_info]
         any_mutated = any(mutated)
         guarded: list[int] = []
         if any_mutated:
@@ -121,13 +121,14 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 def _fallback(e: BaseException, c: _state.Compile) -> EagerFallback | None:
     """The eager fallback an exception from the backend calls for, if any."""
-    inner = getattr(e, "inner_exception", None)
+    import torch
+
+    failed = isinstance(e, torch._dynamo.exc.BackendCompilerFailed)
+    inner: BaseException | None = e.inner_exception if isinstance(e, torch._dynamo.exc.BackendCompilerFailed) else None
     for x in (e, inner):
         if isinstance(x, EagerFallback):
             return x
-    import torch
-
-    if c.aliased_mutation and isinstance(e, torch._dynamo.exc.BackendCompilerFailed):
+    if c.aliased_mutation and failed:
         what = inner if inner is not None else e
         line = (str(what).strip().splitlines() or [""])[0]
         return EagerFallback(
@@ -165,7 +166,7 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
                 stats.fallback_reasons.append(fb.reason)
             log.warning(
                 "symalias: running frame %s eagerly: %s",
-                getattr(gm, "_get_name", lambda: "graph")(),
+                gm._get_name(),
                 fb.reason,
             )
             _install(c, torch)
