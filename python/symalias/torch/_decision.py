@@ -186,16 +186,32 @@ def self_overlapping_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> tup
         if not (m and isinstance(t, torch.Tensor)):
             continue
         name = f"input {i}"
+        inner = inner_tensors(t)
         try:
-            decision = _native.decide([t], [name], prove=True)
+            decisions = [_native.decide([x], [name], prove=True) for x in inner]
         except Exception as e:  # unbacked symbols, engine errors: eager is right
             return f"cannot decide whether mutated {name} overlaps itself ({type(e).__name__}: {e})", []
-        for _k, over, proof in decision.self_overlap:
-            if over:
-                return f"mutated {name} overlaps itself (two of its indices reach one element)", []
-            if decision.symbolic and proof != "proved":
-                guarded.append(i)
+        for decision in decisions:
+            for _k, over, proof in decision.self_overlap:
+                if over:
+                    return f"mutated {name} overlaps itself (two of its indices reach one element)", []
+                # (A subclass's inner tensors have no source of their own
+                # here: unguarded, as stock torch leaves every input.)
+                if decision.symbolic and proof != "proved" and inner == [t]:
+                    guarded.append(i)
     return None, guarded
+
+
+def inner_tensors(t: Any) -> list[Any]:
+    """The tensors holding ``t``'s memory: ``t`` itself, or for a traceable
+    wrapper subclass (DTensor, TwoTensor) its inner tensors, recursively,
+    as its ``__tensor_flatten__`` names them."""
+    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
+
+    if not is_traceable_wrapper_subclass(t):
+        return [t]
+    attrs, _ = t.__tensor_flatten__()
+    return [x for a in attrs for x in inner_tensors(getattr(t, a))]
 
 
 def self_overlap_guard(tc: Any, sources: list[Any], positions: list[int]) -> None:
