@@ -140,10 +140,11 @@ def hull(members: list[Any], from_zero: bool = False) -> tuple[Any, Any] | None:
     # Down to a multiple of the widest itemsize: every member's offset
     # into the base must be a whole number of its own elements (``view``
     # to a wider dtype requires it); member offsets are, from byte 0.
-    first -= first % max(t.element_size() for t in live)
+    wide = max(t.element_size() for t in live)
+    first -= first % wide
     ends = [b for _, b in spans]
     if all(isinstance(b, int) for b in ends):
-        return first, max(ends)
+        return first, _whole(first, max(ends), wide)
     # Symbolic: the end of the member that ends last at the hints (a
     # ``Max`` would be a new symbol the graph's tracer cannot follow).
     # Asking whether it ends last for every shape guards it (shape guards
@@ -152,7 +153,17 @@ def hull(members: list[Any], from_zero: bool = False) -> tuple[Any, Any] | None:
     for b in ends:
         if b is not last and not bool(last >= b):
             raise EagerFallback("the byte span of the merged views changes order", dtypes=True)
-    return first, last
+    return first, _whole(first, last, wide)
+
+
+def _whole(first: int, end: Any, wide: int) -> Any:
+    """``end`` moved up so that the span from ``first`` is whole elements of
+    the widest member: the functional graph views scatter results (tensors
+    of the span's size) in that dtype, which needs a whole number of them
+    (else torch's internal assert ``nbytes % dtype_size == 0``)."""
+    if wide == 1:
+        return end  # (no ``x * 1``: see ``regenerate``)
+    return first + (end - first + wide - 1) // wide * wide
 
 
 def _hint(x: Any) -> int:
@@ -237,6 +248,7 @@ def byte_merge(
             bases.append(torch.empty((end - first,), dtype=torch.uint8, device=members[0].device))
             base_descs.append(SyntheticBaseAOTInput(descs[g[0]]))
             c.byte_bases[len(bases) - 1] = first == 0
+            hold_ordering_pass(c)
             c.byte_members.update((id(t), first) for t in members)
         else:
             base = _torch_base(members)
@@ -255,7 +267,7 @@ def byte_merge(
     others += [i for g in _groups(fwd_inputs) for i in g if i not in merged]
     for k, i in enumerate(others):
         meta[i] = len(bases) + k
-    c.recipe.byte = True
+    c.recipe.unsaved = "byte-level base"
     return (
         bases + [fwd_inputs[i] for i in others],
         base_descs + [descs[i] for i in others],
@@ -355,6 +367,97 @@ def regenerate(base: Any, member: Any, first: Any = 0) -> Any:
     return raw if raw.dtype == member.dtype else raw.view(member.dtype)
 
 
+def _bits(dtype: Any) -> int:
+    return int(dtype.itemsize) * 8
+
+
+def clone_dtype_view_inputs(graph: Any) -> None:
+    """Inductor's lowering of ``view(dtype)`` between itemsizes is a fallback
+    whose output aliases its input, and its scheduler does not order that
+    alias's readers before a later write of the input: after reinplacing, a
+    read of a member through it can move past a write of the same bytes
+    through another member (stock torch 2.15 does the same to a user's
+    ``x.as_strided(...).view(torch.int64)`` read before ``x.fill_``). On
+    the functional graph (before reinplacing) the ``as_strided`` input of
+    every such ``view(dtype)`` becomes a copy, made where the graph reads
+    it -- a direct read of the base, which the scheduler orders. It copies
+    the member's bytes (the base's span where the member's strides are not
+    dense) per read."""
+    import torch
+
+    aten = torch.ops.aten
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not aten.view.dtype:
+            continue
+        src = node.args[0]
+        val = getattr(src, "meta", {}).get("val")
+        if src.target is not aten.as_strided.default or val is None:
+            continue
+        if _bits(val.dtype) == _bits(node.args[1]):
+            continue  # inductor's own dtype view, followed by its scheduler
+        with graph.inserting_before(node):
+            if val.is_contiguous():
+                copy = graph.call_function(aten.clone.default, (src,))
+                copy.meta["val"] = val.clone()
+            else:  # the strides stay: the view of a copy of its base
+                base = src.args[0]
+                whole = graph.call_function(aten.clone.default, (base,))
+                whole.meta["val"] = base.meta["val"].clone()
+                copy = graph.call_function(aten.as_strided.default, (whole, *src.args[1:]), dict(src.kwargs))
+                copy.meta["val"] = val
+        node.replace_input_with(src, copy)
+    graph.lint()
+
+
+_ORDERING_PASS: list[Any] = []
+
+
+def _ordering_pass() -> Any:
+    """:func:`clone_dtype_view_inputs` as an inductor ``CustomGraphPass``
+    (its ``uuid`` keys inductor's FX graph cache), made once."""
+    if not _ORDERING_PASS:
+        from torch._inductor.custom_graph_pass import CustomGraphPass
+
+        class CloneDtypeViewInputs(CustomGraphPass):
+            def __call__(self, graph: Any) -> None:
+                clone_dtype_view_inputs(graph)
+
+            def uuid(self) -> Any:
+                return "symalias.clone_dtype_view_inputs.v1"
+
+        _ORDERING_PASS.append(CloneDtypeViewInputs())
+    return _ORDERING_PASS[0]
+
+
+def hold_ordering_pass(c: _state.Compile) -> None:
+    """Runs :func:`clone_dtype_view_inputs` after the user's own post-grad
+    passes for the rest of compile ``c`` (a frame with a byte-level base)."""
+    import torch
+
+    cfg = torch._inductor.config
+    ours = _ordering_pass()
+    theirs = cfg.post_grad_custom_post_pass
+    listed = list(theirs) if isinstance(theirs, (list, tuple)) else ([theirs] if theirs else [])
+    if ours not in listed:
+        _state.hold(c, cfg.patch(post_grad_custom_post_pass=[*listed, ours]))
+
+
+def regenerate_member(base: Any, member: Any, requires_grad: bool) -> Any:
+    """A member of torch's own synthetic base (one dtype), regenerated while
+    AOTAutograd traces it: ``as_strided`` at the member's own storage offset.
+    torch 2.15's ``gen_alias_from_base`` adds the base's storage offset where
+    the two tensors' storages differ -- which they always do while tracing
+    (the member is the caller's fake, the base the graph's input) -- so a
+    base at a non-zero offset with no ``_base`` of its own (``x[4:].detach()``,
+    ``set_``) had its members written that many elements too far."""
+    out = base.as_strided(member.size(), member.stride(), member.storage_offset())
+    if base.requires_grad and not requires_grad:
+        return out.detach()
+    if not base.requires_grad and requires_grad:
+        return out.requires_grad_(True)
+    return out
+
+
 def wrap_gen_alias_from_base(orig: Callable[..., Any]) -> Callable[..., Any]:
     def gen_alias_from_base(
         aliased_base_tensor: Any, target_meta_tensor: Any, target_requires_grad: bool, *args: Any, **kwargs: Any
@@ -365,6 +468,8 @@ def wrap_gen_alias_from_base(orig: Callable[..., Any]) -> Callable[..., Any]:
             return regenerate(aliased_base_tensor, target_meta_tensor, first)
         if c is not None and id(target_meta_tensor) in c.unit_members:
             return regenerate(aliased_base_tensor, target_meta_tensor)
+        if c is not None and id(target_meta_tensor) in c.torch_members and not kwargs.get("replay_views", True):
+            return regenerate_member(aliased_base_tensor, target_meta_tensor, target_requires_grad)
         return orig(aliased_base_tensor, target_meta_tensor, target_requires_grad, *args, **kwargs)
 
     gen_alias_from_base.__wrapped__ = orig  # type: ignore[attr-defined]
@@ -401,15 +506,27 @@ def wrap_synthetic_base_metadata(orig: Callable[..., Any]) -> Callable[..., Any]
 def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
     def post_compile(self: Any, compiled_fn: Callable[..., Any], aot_config: Any, *args: Any, **kwargs: Any) -> Any:
         c = _state.current()
-        if c is None or not (c.byte_bases or c.unit_bases) or not self.needs_post_compile:
+        if c is None or not self.needs_post_compile:
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
         from torch._functorch._aot_autograd.schemas import OutputType
 
         views = (OutputType.alias_of_input, OutputType.is_input)
         meta = kwargs["runtime_metadata"]
         for k, out in enumerate(meta.output_info):
-            if out.output_type in views and (out.base_idx in c.byte_bases or out.base_idx in c.unit_bases):
+            if out.output_type not in views:
+                continue
+            if out.base_idx in c.byte_bases or out.base_idx in c.unit_bases:
                 raise EagerFallback(f"output {k} is a view of inputs merged into a byte-level base", dtypes=True)
+            if out.base_idx in c.offset_bases:
+                # torch 2.15 regenerates such an output with the base's
+                # offset added to its own (``gen_alias_from_base``, its
+                # storages differ): the view would land that far off.
+                raise EagerFallback(
+                    f"output {k} is a view of inputs merged into a synthetic base at a storage offset "
+                    f"({c.offset_bases[out.base_idx]}), which torch regenerates at the wrong offset"
+                )
+        if not (c.byte_bases or c.unit_bases):
+            return orig(self, compiled_fn, aot_config, *args, **kwargs)
         return _runtime_wrapper(
             compiled_fn,
             {k: list(v) for k, v in self.base_groups.items()},
@@ -439,6 +556,7 @@ def _runtime_wrapper(
 
     def run(args: list[Any]) -> Any:
         bases = []
+        copies: list[tuple[Any, Any]] = []
         for b in order:
             group = base_groups[b]
             lead = args[group[0]]
@@ -448,7 +566,18 @@ def _runtime_wrapper(
                 if span is None:  # every member empty now: a stand-in
                     bases.append(torch.empty((0,), dtype=torch.uint8, device=lead.device))
                     continue
-                bases.append(span_alias(lead, *span))
+                first, end = span
+                have = lead.untyped_storage().nbytes()
+                if end <= have:
+                    bases.append(span_alias(lead, first, end))
+                    continue
+                # The span rounded to whole wide elements passes the
+                # storage's end: a copy of those bytes, written back.
+                user = span_alias(lead, first, have)
+                tmp = torch.zeros((end - first,), dtype=torch.uint8, device=lead.device)
+                tmp[: have - first].copy_(user)
+                copies.append((user, tmp))
+                bases.append(tmp)
                 continue
             if b in units:  # the autograd base of the members that require grad
                 grad = next(args[i] for i in group if args[i].requires_grad)
@@ -464,6 +593,8 @@ def _runtime_wrapper(
         new_args = bases + [args[i] for i in others]
         args.clear()
         outs = compiled_fn(new_args)
+        for user, tmp in copies:
+            user.copy_(tmp[: user.numel()])
         if not meta_mutated:
             return outs
         n = len(meta_mutated)

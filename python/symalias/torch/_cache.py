@@ -130,7 +130,7 @@ def _recipe_of(entry: Any, key: str, args: Sequence[Any]) -> Recipe | None:
     infos = entry.runtime_metadata.input_info
     if len(infos) != len(args) or storage_groups(args):
         return None
-    return Recipe(mutated=[bool(i.mutates_data) for i in infos], merged=False)
+    return Recipe(mutated=[bool(i.mutates_data) for i in infos])
 
 
 def wrap_lookup(orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -188,10 +188,8 @@ def wrap_save(orig: Callable[..., Any]) -> Callable[..., Any]:
         with lock:
             recipe = _pending.pop(key, None)
         if recipe is not None:
-            if recipe.byte:
-                # A hit would rebuild torch's run-time wrapper, not the
-                # byte-level one: never saved.
-                log.info("symalias: not saving %s in AOTAutograd's cache (byte-level base)", key)
+            if recipe.unsaved:
+                log.info("symalias: not saving %s in AOTAutograd's cache (%s)", key, recipe.unsaved)
                 return None
             setattr(entry, ATTR, recipe.to_doc())
         return orig(key, entry, remote)

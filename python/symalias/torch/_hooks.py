@@ -44,6 +44,13 @@ _HOOKS = [
         ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"],
         _merge.wrap_merge_view_inputs,
     ),
+    # Outputs viewing inputs that were not merged keep the user's view replay.
+    _Hook(
+        f"{_RW}.AliasOfInputHandler",
+        "__init__",
+        ["self", "info", "runtime_metadata", "trace_joint"],
+        _merge.wrap_alias_of_input,
+    ),
     # Byte-level synthetic bases (views of different dtypes): regeneration
     # of the members, and the run-time wrapper.
     _Hook(
@@ -115,11 +122,17 @@ _FIELDS = [
     ),
     ("torch._functorch._aot_autograd.aot_autograd_result.GenericAOTAutogradResult", ["runtime_metadata"]),
     ("torch._dynamo.output_graph.OutputGraph", ["aotautograd_guards"]),
+    ("torch._dynamo.output_graph.OutputGraphCommon", ["shape_env"]),
+    ("torch._subclasses.fake_tensor.FakeTensorMode", ["shape_env"]),
     ("torch._dynamo.output_graph.OutputGraphGuardsState", ["aotautograd_guards"]),
     ("torch._guards.GuardsContext", ["aotautograd_guards"]),
     ("torch._guards", ["GuardEnvExpr", "TracingContext"]),
+    ("torch._guards.TracingContext", ["fake_mode", "guards_context"]),
     ("torch._dynamo.exc", ["BackendCompilerFailed"]),
     ("torch._functorch.config", ["view_replay_for_aliased_outputs"]),
+    (f"{_RW}.AliasOfInputHandler", ["replay_views"]),
+    ("torch._inductor.config", ["post_grad_custom_post_pass"]),
+    ("torch._inductor.custom_graph_pass", ["CustomGraphPass"]),
 ]
 
 _saved: dict[str, Any] = {}

@@ -111,12 +111,40 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
                 slot = {i: k for k, i in enumerate(idx)}
                 self_overlap_guard(tc, [sources[slot[i]] for i in guarded], guarded)
         if out[2] is not None and c is not None:
-            c.recipe.merged = True
+            # torch's convention: the bases come first, then the others
+            # (the int entries of the calling convention).
+            c.recipe.bases = len(out[0]) - sum(isinstance(e, int) for e in out[2])
+            c.torch_members.update(id(e[1]) for e in out[2] if not isinstance(e, int))
+            for k, base in enumerate(out[0][: c.recipe.bases]):
+                off = base.storage_offset()
+                if not (isinstance(off, int) and off == 0):
+                    c.offset_bases[k] = off
+                    c.recipe.unsaved = "a synthetic base at a storage offset"
             _state.hold_view_replay_off(c)
         return out
 
     merge_view_inputs.__wrapped__ = orig  # type: ignore[attr-defined]
     return merge_view_inputs
+
+
+def wrap_alias_of_input(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``AliasOfInputHandler.__init__``: an output that is a view of an input
+    *not* merged into a synthetic base keeps the user's view replay (eager's
+    strides, also of size-1 dimensions) while symalias holds it off for the
+    outputs of merged inputs. Its ``base_idx`` counts the graph's inputs,
+    the synthetic bases first."""
+
+    def __init__(self: Any, info: Any, runtime_metadata: Any, trace_joint: bool, *args: Any, **kwargs: Any) -> None:
+        orig(self, info, runtime_metadata, trace_joint, *args, **kwargs)
+        c = _state.current()
+        if c is None or c.saved_view_replay is None:
+            return
+        recipe = c.loaded if c.loaded is not None else c.recipe
+        if info.base_idx >= recipe.bases:
+            self.replay_views = c.saved_view_replay
+
+    __init__.__wrapped__ = orig  # type: ignore[attr-defined]
+    return __init__
 
 
 def _fallback(e: BaseException, c: _state.Compile) -> EagerFallback | None:

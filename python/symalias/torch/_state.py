@@ -4,6 +4,7 @@ thread)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import threading
@@ -17,7 +18,7 @@ log = logging.getLogger("symalias.torch")
 
 #: Version of what a cache entry's recipe means; bump when the decision or
 #: the guards derived from it change, so entries of older versions miss.
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2
 
 
 class HookError(RuntimeError):
@@ -145,18 +146,25 @@ lifetime = Lifetime()
 class Recipe:
     """What symalias needs to re-install its guards for a compiled graph,
     by position in AOTAutograd's flat arguments: which inputs the graph
-    mutates (``None``: none, or the merge step did not run) and whether a
-    storage group was merged into a synthetic base."""
+    mutates (``None``: none, or the merge step did not run) and how many
+    synthetic bases the merge made (they come first among the graph's
+    inputs)."""
 
     mutated: list[bool] | None = None
-    merged: bool = False
-    #: A storage group was merged into a byte-level base (``_bytes``): such
-    #: a compile is not saved in AOTAutograd's cache (a hit would rebuild
-    #: the run-time wrapper without it).
-    byte: bool = False
+    bases: int = 0
+    #: Why this compile must not be saved in AOTAutograd's cache ("": it
+    #: may be): a byte-level base (a hit would rebuild torch's run-time
+    #: wrapper, not symalias's), or an output that runs eagerly when
+    #: compiled (the entry is saved before that is found).
+    unsaved: str = ""
+
+    @property
+    def merged(self) -> bool:
+        """Some storage group was merged into a synthetic base."""
+        return self.bases > 0
 
     def to_doc(self) -> dict[str, Any]:
-        return {"version": RECIPE_VERSION, "mutated": self.mutated, "merged": self.merged}
+        return {"version": RECIPE_VERSION, "mutated": self.mutated, "bases": self.bases}
 
     @staticmethod
     def from_doc(doc: Any) -> Recipe | None:
@@ -167,7 +175,10 @@ class Recipe:
         mutated = doc.get("mutated")
         if mutated is not None and not (isinstance(mutated, list) and all(isinstance(m, bool) for m in mutated)):
             return None
-        return Recipe(mutated=mutated, merged=bool(doc.get("merged")))
+        bases = doc.get("bases")
+        if not isinstance(bases, int) or isinstance(bases, bool) or bases < 0:
+            return None
+        return Recipe(mutated=mutated, bases=bases)
 
 
 class Compile:
@@ -180,8 +191,10 @@ class Compile:
         #: A storage group with a mutated member and another input was seen.
         self.aliased_mutation = False
         #: The user's ``view_replay_for_aliased_outputs``, while symalias
-        #: holds it off for this compile.
+        #: holds it off for this compile's outputs of merged inputs.
         self.saved_view_replay: bool | None = None
+        #: torch configs patched for the rest of this compile (``hold``).
+        self._held = contextlib.ExitStack()
         #: The recipe of the cache entry being loaded (a hit in progress).
         self.loaded: Recipe | None = None
         self._positions: dict[int, int] | None = None
@@ -201,6 +214,12 @@ class Compile:
         self.unit_members: set[int] = set()
         #: indices of the bases that are such a group's autograd base
         self.unit_bases: set[int] = set()
+        #: ids of members of torch's own (one-dtype) synthetic bases, which
+        #: symalias regenerates at their own offset (``_bytes.regenerate_member``)
+        self.torch_members: set[int] = set()
+        #: synthetic bases (by index) at a storage offset other than 0, and
+        #: that offset (an output viewing one runs eagerly: ``_bytes``)
+        self.offset_bases: dict[int, Any] = {}
 
     def position(self, fwd_inputs: Sequence[Any], i: int) -> int:
         """The flat-argument position of ``fwd_inputs[i]`` (AOTAutograd's
@@ -233,14 +252,17 @@ def begin() -> Compile:
 
 
 def end(c: Compile) -> None:
-    """Closes it: the user's view-replay setting is back, the outer record current."""
-    if c.saved_view_replay is not None:
-        import torch
-
-        torch._functorch.config.view_replay_for_aliased_outputs = c.saved_view_replay
-        c.saved_view_replay = None
+    """Closes it: every config held for it is back, the outer record current."""
+    c._held.close()
+    c.saved_view_replay = None
     if getattr(_local, "compile", None) is c:
         _local.compile = c.outer
+
+
+def hold(c: Compile, patch: Any) -> None:
+    """Holds a torch config patch (``config.patch(...)``, a context
+    manager) for the rest of compile ``c``."""
+    c._held.enter_context(patch)
 
 
 def hold_view_replay_off(c: Compile) -> None:
@@ -248,10 +270,12 @@ def hold_view_replay_off(c: Compile) -> None:
     for an input merged into a synthetic base that lands at the wrong storage
     offset (pytorch#198095). Regenerating from sizes, strides and offset
     (torch's own ``view_replay_for_aliased_outputs=False`` path) is right:
-    held for the rest of this compile."""
+    held for the rest of this compile. Outputs of inputs that were not
+    merged keep the user's setting (``_merge.wrap_alias_of_input``): there the
+    replay is what keeps eager's strides."""
     import torch
 
-    cfg = torch._functorch.config
     if c.saved_view_replay is None:
+        cfg = torch._functorch.config
         c.saved_view_replay = bool(cfg.view_replay_for_aliased_outputs)
-    cfg.view_replay_for_aliased_outputs = False
+        hold(c, cfg.patch(view_replay_for_aliased_outputs=False))
