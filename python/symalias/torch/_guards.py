@@ -140,18 +140,79 @@ class FrameFacts(torch._guards.GuardEnvExpr):
         builder.add_python_lambda_leaf_guard_to_root([f"{fn_name}({args})"], verbose, closure_vars={fn_name: check})
 
 
+#: Facts of compiles that ran under a ``TracingContext`` of their own, not
+#: the capture's (``aot_compile`` calls the backend so), by the ShapeEnv
+#: both share (torch asserts it), until the capture's guards are built
+#: (``_adopt``).
+_ORPHANS: weakref.WeakKeyDictionary[Any, list[FrameFacts]] = weakref.WeakKeyDictionary()
+
+
+#: The mark of a guard set built with symalias installed, where it has no
+#: fact to check (saved with it, so a load can tell).
+STAMP = FrameFacts([], [], [], [])
+
+
+def _adopt(output_graph: Any, guards: list[Any]) -> None:
+    """The guards a ``CheckFunctionManager`` builds from ``output_graph``:
+    a live capture's orphaned facts (by its ShapeEnv) join them, and a
+    ``STAMP`` where there is no fact, so that a saved artifact says it was
+    made with symalias (``wrap_load_guard_manager``). A loaded artifact's
+    guard state has facts or a stamp already; its ShapeEnv is a fresh one,
+    with no orphans."""
+    guards += _ORPHANS.pop(output_graph.shape_env, [])
+    if not any(isinstance(g, FrameFacts) for g in guards):
+        guards.append(STAMP)
+
+
+#: Why a saved artifact made without symalias never passes its guards.
+UNSTAMPED = (
+    "symalias: this compiled artifact was saved without symalias installed, so it carries no check that "
+    "its inputs alias as when it was compiled; compile or save it again with symalias.torch.install()"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Unstamped(FrameFacts):
+    """The guard a loaded artifact made without symalias gets: it never
+    passes, with ``UNSTAMPED`` as its reason."""
+
+    def install(self, builder: Any, shape_env_kept: bool) -> None:
+        builder.add_python_lambda_leaf_guard_to_root(["False"], [UNSTAMPED], closure_vars={})
+
+
+def wrap_load_guard_manager(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``torch._dynamo.package.load_guard_manager``, which builds the guards
+    of a saved artifact (``load_compiled_function``, precompile). One saved
+    without symalias has no ``FrameFacts``: it carries no check that its
+    inputs alias as when it was compiled, so its guard state gets an
+    ``Unstamped`` guard that never passes -- precompile then compiles the
+    frame afresh, under symalias; a loaded ``aot_compile`` function refuses
+    each call with ``UNSTAMPED`` as the reason (torch's guard failure).
+    Raising here instead breaks torch's own recovery (2.15: "CompilePackage
+    is already initialized")."""
+
+    def load_guard_manager(guards_state: Any, *args: Any, **kwargs: Any) -> Any:
+        guards = guards_state.output_graph.aotautograd_guards
+        if not any(isinstance(g, FrameFacts) for g in guards):
+            guards.append(Unstamped([], [], [], [UNSTAMPED]))
+        return orig(guards_state, *args, **kwargs)
+
+    load_guard_manager.__wrapped__ = orig  # type: ignore[attr-defined]
+    return load_guard_manager
+
+
 def wrap_compile_check_fn(orig: Callable[..., Any]) -> Callable[..., Any]:
     """``CheckFunctionManager.compile_check_fn``: installs the frame's
-    ``FrameFacts`` (a compile's, or a loaded artifact's) and hides them from
-    torch's loop over AOTAutograd guards, which knows only its own kinds."""
+    ``FrameFacts`` (a compile's, an ``aot_compile``'s, or a loaded
+    artifact's) and hides them from torch's loop over AOTAutograd guards,
+    which knows only its own kinds."""
 
     def compile_check_fn(
         self: Any, builder: Any, guards_out: Any, guard_fail_fn: Any, *args: Any, **kwargs: Any
     ) -> Any:
         guards = self.output_graph.aotautograd_guards
+        _adopt(self.output_graph, guards)
         ours = [g for g in guards if isinstance(g, FrameFacts)]
-        if not ours:
-            return orig(self, builder, guards_out, guard_fail_fn, *args, **kwargs)
         saved = list(guards)
         guards[:] = [g for g in saved if not isinstance(g, FrameFacts)]
         # ``guards_out``: Dynamo's guards that the filter kept.
@@ -186,19 +247,21 @@ class FrameGuards:
             idx.append(self._slot[name])
         self.facts.append((fact, idx))
 
-    def install(self, tc: Any) -> None:
+    def install(self, tc: Any, orphan: bool = False) -> None:
         """The facts gathered, as one ``FrameFacts`` among the compile's
-        AOTAutograd guards (none when there is none)."""
+        AOTAutograd guards (none when there is none). ``orphan``: no Dynamo
+        compile is open; the tracing context may not be the capture's."""
         if not self.facts or tc is None:
             return
-        tc.guards_context.aotautograd_guards.append(
-            FrameFacts(
-                list(self.sources),
-                [f.native(idx) for f, idx in self.facts],
-                [f.premised(idx) if isinstance(f, PartitionCheck) else None for f, idx in self.facts],
-                [f.verbose() for f, _ in self.facts],
-            )
+        facts = FrameFacts(
+            list(self.sources),
+            [f.native(idx) for f, idx in self.facts],
+            [f.premised(idx) if isinstance(f, PartitionCheck) else None for f, idx in self.facts],
+            [f.verbose() for f, _ in self.facts],
         )
+        tc.guards_context.aotautograd_guards.append(facts)
+        if orphan and tc.fake_mode is not None and tc.fake_mode.shape_env is not None:
+            _ORPHANS.setdefault(tc.fake_mode.shape_env, []).append(facts)
         grouped = any(not isinstance(f, CrossStorageCheck) for f, _ in self.facts)
         with _state.lock:
             _state.stats.frames_guarded += 1
@@ -218,7 +281,7 @@ def install_fact(tc: Any, sources: Sequence[Any], fact: Any) -> None:
         return
     g = FrameGuards()
     g.add(sources, fact)
-    g.install(tc)
+    g.install(tc, orphan=True)
 
 
 def base_signature(t: Any) -> tuple[Any, ...]:

@@ -86,6 +86,13 @@ _HOOKS = [
         ["self", "builder", "guards_out", "guard_fail_fn"],
         _guards.wrap_compile_check_fn,
     ),
+    # A saved artifact made without symalias never passes its guards.
+    _Hook(
+        "torch._dynamo.package",
+        "load_guard_manager",
+        ["guards_state", "target_code", "runtime_global_scope"],
+        _guards.wrap_load_guard_manager,
+    ),
     # AOTAutograd's cache: key, hit, entry.
     _Hook(_AC, "autograd_cache_key", ["mod", "example_inputs", "config"], _cache.wrap_key),
     _Hook(f"{_AC}.AOTAutogradCache", "try_load", ["mod", "args", "aot_config"], _cache.wrap_try_load, static=True),
@@ -123,6 +130,8 @@ _FIELDS = [
     ("torch._functorch._aot_autograd.aot_autograd_result.GenericAOTAutogradResult", ["runtime_metadata"]),
     ("torch._dynamo.output_graph.OutputGraph", ["aotautograd_guards"]),
     ("torch._dynamo.output_graph.OutputGraphCommon", ["shape_env"]),
+    ("torch._dynamo.guards.CheckFunctionManager", ["output_graph"]),
+    ("torch._dynamo.guards.GuardsState", ["output_graph"]),
     ("torch._subclasses.fake_tensor.FakeTensorMode", ["shape_env"]),
     ("torch._dynamo.output_graph.OutputGraphGuardsState", ["aotautograd_guards"]),
     ("torch._guards.GuardsContext", ["aotautograd_guards"]),
