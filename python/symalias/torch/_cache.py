@@ -37,9 +37,11 @@ from typing import Any, Callable
 
 from .. import __version__, _native
 from . import _state
+from .._tensors import storage_key
 from ._decision import (
     cross_storage_guard,
     decide_group,
+    inner_members,
     is_symbolic,
     self_overlap_guard,
     self_overlapping_mutation,
@@ -72,6 +74,14 @@ def _baked(tensors: list[Any]) -> list[Any]:
     return [offsets, base]
 
 
+def _by_storage(inner: list[tuple[str, list[str], Any]]) -> list[list[tuple[str, list[str], Any]]]:
+    """Inner tensors by storage, groups of two or more."""
+    out: dict[int, list[tuple[str, list[str], Any]]] = {}
+    for m in inner:
+        out.setdefault(storage_key(m[2]), []).append(m)
+    return [g for g in out.values() if len(g) > 1]
+
+
 def fingerprint(args: Sequence[Any]) -> str | None:
     """symalias's part of the cache key: None when no two tensor arguments
     share a storage. Raises ``BypassAOTAutogradCache`` when a group is too
@@ -80,17 +90,24 @@ def fingerprint(args: Sequence[Any]) -> str | None:
 
     parts: list[Any] = []
     for g in storage_groups(args):
-        try:
-            # Decided natively, at the hints (the key fixes the pattern; the
-            # guards installed with the graph keep it).
-            result = _native.decide([args[p] for p in g], [f"arg{p}" for p in g], prove=False).result()
-        except Exception as e:  # the decision is conservative there, and so is this
-            parts.append([g, f"undecided: {type(e).__name__}"])
-            continue
-        if result.pairs_left_out:
-            raise BypassAOTAutogradCache(f"symalias: a storage group of {len(g)} inputs has more pairs than it lists")
-        pairs = sorted([g[q.a], g[q.b], q.overlap] for q in result.pairs)
-        parts.append([g, pairs, _baked([args[p] for p in g])])
+        # Wrapper subclasses by their inner tensors, in the storages they share.
+        inner = [(f"arg{p}", path, x) for p in g for path, x in inner_members(args[p])]
+        for sub in _by_storage(inner):
+            tensors = [x for _, _, x in sub]
+            labels = [".".join([name, *path]) for name, path, _ in sub]
+            try:
+                # Decided natively, at the hints (the key fixes the pattern;
+                # the guards installed with the graph keep it).
+                result = _native.decide(tensors, labels, prove=False).result()
+            except Exception as e:  # the decision is conservative there, and so is this
+                parts.append([labels, f"undecided: {type(e).__name__}"])
+                continue
+            if result.pairs_left_out:
+                raise BypassAOTAutogradCache(
+                    f"symalias: a storage group of {len(sub)} inputs has more pairs than it lists"
+                )
+            pairs = sorted([labels[q.a], labels[q.b], q.overlap] for q in result.pairs)
+            parts.append([labels, pairs, _baked(tensors)])
     if not parts:
         return None
     doc = json.dumps({"symalias": __version__, "recipe": RECIPE_VERSION, "groups": parts})

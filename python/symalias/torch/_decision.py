@@ -58,11 +58,26 @@ def tensor_positions(args: Sequence[Any]) -> list[int]:
 
 
 def storage_groups(args: Sequence[Any]) -> list[list[int]]:
-    """Positions of tensor arguments that share a storage, groups of two or more."""
-    by_storage: dict[int, list[int]] = {}
+    """Positions of tensor arguments that share a storage, groups of two or
+    more: a wrapper subclass is in the storage of each of its inner tensors
+    (two wrappers over views of one pair of buffers share both)."""
+    groups: list[list[int]] = []
+    at: dict[int, int] = {}  # storage -> index in groups
     for p in tensor_positions(args):
-        by_storage.setdefault(storage_key(args[p]), []).append(p)
-    return [g for g in by_storage.values() if len(g) > 1]
+        keys = {storage_key(x) for x in inner_tensors(args[p])}
+        hit = sorted({at[k] for k in keys if k in at})
+        if not hit:
+            g = len(groups)
+            groups.append([p])
+        else:  # joins (and joins together) the groups it shares a storage with
+            g = hit[0]
+            for h in hit[1:]:
+                groups[g] += groups[h]
+                groups[h] = []
+                at.update({k: g for k, v in at.items() if v == h})
+            groups[g].append(p)
+        at.update({k: g for k in keys})
+    return [sorted(g) for g in groups if len(g) > 1]
 
 
 def is_symbolic(tensors: Sequence[Any]) -> bool:
@@ -85,9 +100,13 @@ def decide_group(
     tracing context and the sources are known. The layouts are read and
     decided natively (``_native.decide``: no documents). ``byte_base``: a
     merge makes a byte-level base (``_bytes``), which bakes in nothing of
-    the members' autograd base or storage."""
+    the members' autograd base or storage. A group with traceable wrapper
+    subclasses is decided on their inner tensors (``decide_wrappers``)."""
     import torch
+    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
 
+    if any(is_traceable_wrapper_subclass(t) for t in tensors):
+        return decide_wrappers(tensors, sources, labels, from_cache=from_cache)
     start = time.perf_counter()
     names = [source_name(s) for s in sources] if sources else labels
     decision: Any = None
@@ -202,16 +221,64 @@ def self_overlapping_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> tup
     return None, guarded
 
 
-def inner_tensors(t: Any) -> list[Any]:
-    """The tensors holding ``t``'s memory: ``t`` itself, or for a traceable
-    wrapper subclass (DTensor, TwoTensor) its inner tensors, recursively,
-    as its ``__tensor_flatten__`` names them."""
+def inner_members(t: Any) -> list[tuple[list[str], Any]]:
+    """The tensors holding ``t``'s memory, each with its attribute path from
+    ``t``: ``t`` itself (an empty path), or for a traceable wrapper subclass
+    (DTensor, TwoTensor) its inner tensors, recursively, as its
+    ``__tensor_flatten__`` names them -- the names whose values are tensors
+    (torch 2.15 names opaque members too: DTensor's ``device_mesh``)."""
+    import torch
     from torch.utils._python_dispatch import is_traceable_wrapper_subclass
 
     if not is_traceable_wrapper_subclass(t):
-        return [t]
+        return [([], t)]
     attrs, _ = t.__tensor_flatten__()
-    return [x for a in attrs for x in inner_tensors(getattr(t, a))]
+    out = []
+    for a in attrs:
+        m = getattr(t, a)
+        if isinstance(m, torch.Tensor):
+            out += [([a, *path], x) for path, x in inner_members(m)]
+    return out
+
+
+def inner_tensors(t: Any) -> list[Any]:
+    """The tensors of :func:`inner_members`, without their paths."""
+    return [x for _, x in inner_members(t)]
+
+
+def decide_wrappers(
+    tensors: list[Any], sources: list[Any] | None, labels: list[str], *, from_cache: bool = False
+) -> list[int]:
+    """The overlapping members of a group with wrapper subclasses: two members
+    overlap where an inner tensor of one overlaps an inner tensor of the
+    other (decided, and guarded, per storage of inner tensors, each named
+    through Dynamo's source chain: ``AttrSource(L['a'], 'a')``). Inner
+    tensors of one member that overlap each other count too (conservative:
+    the member is merged)."""
+    from torch._dynamo.source import AttrSource
+
+    inner: list[tuple[int, Any, Any, str]] = []
+    for k, t in enumerate(tensors):
+        for path, x in inner_members(t):
+            src = sources[k] if sources is not None else None
+            for a in path:
+                src = AttrSource(src, a) if src is not None else None
+            inner.append((k, x, src, ".".join([labels[k], *path])))
+    by_storage: dict[int, list[int]] = {}
+    for i, (_, x, _, _) in enumerate(inner):
+        by_storage.setdefault(storage_key(x), []).append(i)
+    over: set[int] = set()
+    for g in by_storage.values():
+        if len({inner[i][0] for i in g}) < 2:
+            continue
+        local = decide_group(
+            [inner[i][1] for i in g],
+            [inner[i][2] for i in g] if sources is not None else None,
+            [inner[i][3] for i in g],
+            from_cache=from_cache,
+        )
+        over |= {inner[g[i]][0] for i in local}
+    return sorted(over)
 
 
 def self_overlap_guard(tc: Any, sources: list[Any], positions: list[int]) -> None:
