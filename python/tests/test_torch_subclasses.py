@@ -213,6 +213,6 @@ def test_two_tensor_views_follow_a_changed_pattern(fresh_torch, backend):
 def test_storage_groups_join_wrappers_by_inner_storages():
     from symalias.torch._decision import storage_groups
 
-    x, (a, b) = two_tensor_rows(0, 3)
+    _, (a, b) = two_tensor_rows(0, 3)
     other = torch.ones(3)
     assert storage_groups([a, other, b]) == [[0, 2]]

@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from .. import __version__, _native
-from . import _state
 from .._tensors import storage_key
+from . import _state
 from ._decision import (
     cross_storage_guard,
     decide_group,
