@@ -390,17 +390,22 @@ def clone_dtype_view_inputs(graph: Any) -> None:
         if node.op != "call_function" or node.target is not aten.view.dtype:
             continue
         src = node.args[0]
-        val = getattr(src, "meta", {}).get("val")
-        if src.target is not aten.as_strided.default or val is None:
+        if not isinstance(src, torch.fx.Node) or src.target is not aten.as_strided.default:
+            continue
+        val = src.meta.get("val")  # (absent on a node no fake run reached)
+        if val is None:
             continue
         if _bits(val.dtype) == _bits(node.args[1]):
             continue  # inductor's own dtype view, followed by its scheduler
+        base = src.args[0]
+        if not (val.is_contiguous() or isinstance(base, torch.fx.Node)):
+            continue
         with graph.inserting_before(node):
             if val.is_contiguous():
                 copy = graph.call_function(aten.clone.default, (src,))
                 copy.meta["val"] = val.clone()
             else:  # the strides stay: the view of a copy of its base
-                base = src.args[0]
+                assert isinstance(base, torch.fx.Node)
                 whole = graph.call_function(aten.clone.default, (base,))
                 whole.meta["val"] = base.meta["val"].clone()
                 copy = graph.call_function(aten.as_strided.default, (whole, *src.args[1:]), dict(src.kwargs))
