@@ -26,6 +26,24 @@ def fresh_torch(request):
         cfg.force_disable_caches = old
 
 
+@pytest.fixture
+def caches_on():
+    """torch's default: compile caches on, in a fresh directory of the
+    test's own; Dynamo reset and symalias uninstalled after."""
+    torch = pytest.importorskip("torch")
+    from torch._inductor.utils import fresh_cache
+
+    import symalias.torch as st
+
+    torch._dynamo.reset()
+    try:
+        with fresh_cache():
+            yield
+    finally:
+        st.uninstall()
+        torch._dynamo.reset()
+
+
 def _lifetime() -> tuple[int, int, int] | None:
     """This process's frame counts under ``install()``, if it imported the
     integration."""

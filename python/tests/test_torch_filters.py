@@ -84,20 +84,6 @@ def run(fn, backend, dynamic, filt, pattern, *, install=True):
     return right
 
 
-@pytest.fixture
-def caches_on():
-    """torch's default: compile caches on, in a fresh directory."""
-    from torch._inductor.utils import fresh_cache
-
-    torch._dynamo.reset()
-    try:
-        with fresh_cache():
-            yield
-    finally:
-        st.uninstall()
-        torch._dynamo.reset()
-
-
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("filt", sorted(FILTERS))

@@ -31,20 +31,6 @@ KNOWN_TORCH = {
 SMOKE = [s for s in range(120) if s not in KNOWN_TORCH]
 
 
-@pytest.fixture
-def caches_on():
-    """torch's caches on, in a fresh directory of the test's own."""
-    from torch._inductor.utils import fresh_cache
-
-    torch._dynamo.reset()
-    try:
-        with fresh_cache():
-            yield
-    finally:
-        st.uninstall()
-        torch._dynamo.reset()
-
-
 @pytest.mark.parametrize("seed", SMOKE)
 def test_random_frame_equals_eager(caches_on, seed):
     frame = rf.make_frame(seed)
