@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import random
 import sys
 import traceback
@@ -559,7 +560,6 @@ def describe(frame: Frame) -> str:
 def _work(seeds: list[int], install: bool) -> None:
     """Worker: runs ``seeds``, one JSON line per frame on stdout (a ``start``
     line first, so the parent knows which frame crashed the process)."""
-    import json
     import logging
 
     logging.getLogger("symalias.torch").setLevel(logging.ERROR)
@@ -578,7 +578,6 @@ def run_seeds(seeds: list[int], *, install: bool, jobs: int = 1) -> list[dict[st
     """Runs frames in ``jobs`` worker processes (a process that crashes --
     torch can corrupt its heap -- is replaced; its frame is a ``crash``).
     One result per seed, in seed order."""
-    import json
     import os
     import subprocess
     import threading
@@ -634,6 +633,17 @@ def run_seeds(seeds: list[int], *, install: bool, jobs: int = 1) -> list[dict[st
 OUTCOMES = ("right", "wrong", "error", "crash", "skipped")
 
 
+def _summary(results: list[dict[str, Any]]) -> None:
+    """Outcomes by pattern change, then in all."""
+    by_pattern: dict[str, Counter[str]] = {}
+    for r in results:
+        by_pattern.setdefault(r["pattern"], Counter())[r["outcome"]] += 1
+    for pat, c in sorted(by_pattern.items()):
+        print(f"  {pat:6} " + ", ".join(f"{c[k]} {k}" for k in OUTCOMES if c[k]))
+    total: Counter[str] = Counter(r["outcome"] for r in results)
+    print(f"  all    {len(results)} frames: " + ", ".join(f"{total[k]} {k}" for k in OUTCOMES))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--seeds", default="0:200", help="a range lo:hi, or comma-separated seeds")
@@ -645,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
         help="run installed and stock: installed's failures that stock shares (same outcome and detail) are torch's",
     )
     p.add_argument("--verbose", action="store_true", help="print each frame that is not right in full")
+    p.add_argument("--json", help="also write every frame's result (and stock's) to this file")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     install = not a.stock
@@ -659,10 +670,8 @@ def main(argv: list[str] | None = None) -> int:
     results = run_seeds(seeds, install=install, jobs=a.jobs)
     stock = run_seeds(seeds, install=False, jobs=a.jobs) if a.against_stock else None
     totals: Counter[str] = Counter(r["outcome"] for r in results)
-    by_pattern: dict[str, Counter[str]] = {}
     shared = 0
     for k, r in enumerate(results):
-        by_pattern.setdefault(r["pattern"], Counter())[r["outcome"]] += 1
         if r["outcome"] in ("right", "skipped"):
             continue
         tag = ""
@@ -675,15 +684,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['outcome'].upper()} seed {r['seed']}: {r['detail']}{tag}")
         if a.verbose:
             print(describe(make_frame(r["seed"])))
-    for pat, c in sorted(by_pattern.items()):
-        print(f"  {pat:6} " + ", ".join(f"{c[k]} {k}" for k in OUTCOMES if c[k]))
     who = "stock" if a.stock else "installed"
-    print(f"{who}: {len(results)} frames: " + ", ".join(f"{totals[k]} {k}" for k in OUTCOMES))
+    print(f"{who}, by pattern change:")
+    _summary(results)
     if stock is not None:
-        st: Counter[str] = Counter(r["outcome"] for r in stock)
+        print("stock, by pattern change:")
+        _summary(stock)
         bad = sum(totals[k] for k in ("wrong", "error", "crash"))
-        print("stock: " + ", ".join(f"{st[k]} {k}" for k in OUTCOMES))
         print(f"installed, not right where stock fails the same way: {shared}; otherwise: {bad - shared}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"installed" if not a.stock else "stock": results, "stock": stock}, f)
     return 0
 
 
