@@ -63,11 +63,11 @@ not saved in AOTAutograd's cache (a hit would rebuild torch's wrapper).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
-from .._tensors import storage_key
 from . import _state
-from ._decision import decide_group, source_list
+from ._decision import by_storage, decide_group, source_list
 from ._state import EagerFallback
 
 
@@ -88,11 +88,8 @@ def _groups(fwd_inputs: list[Any]) -> list[list[int]]:
     """Tensor inputs by storage, in order of first appearance."""
     import torch
 
-    by_storage: dict[int, list[int]] = {}
-    for i, t in enumerate(fwd_inputs):
-        if isinstance(t, torch.Tensor):
-            by_storage.setdefault(storage_key(t), []).append(i)
-    return list(by_storage.values())
+    idx = [i for i, t in enumerate(fwd_inputs) if isinstance(t, torch.Tensor)]
+    return [[idx[j] for j in g] for g in by_storage([fwd_inputs[i] for i in idx])]
 
 
 def needs_byte_base(fwd_inputs: list[Any], mutated: list[bool]) -> bool:
@@ -248,7 +245,6 @@ def byte_merge(
             bases.append(torch.empty((end - first,), dtype=torch.uint8, device=members[0].device))
             base_descs.append(SyntheticBaseAOTInput(descs[g[0]]))
             c.byte_bases[len(bases) - 1] = first == 0
-            hold_ordering_pass(c)
             c.byte_members.update((id(t), first) for t in members)
         else:
             base = _torch_base(members)
@@ -268,6 +264,8 @@ def byte_merge(
     for k, i in enumerate(others):
         meta[i] = len(bases) + k
     c.recipe.unsaved = "byte-level base"
+    if c.byte_bases:
+        hold_ordering_pass(c)
     return (
         bases + [fwd_inputs[i] for i in others],
         base_descs + [descs[i] for i in others],
@@ -397,41 +395,36 @@ def clone_dtype_view_inputs(graph: Any) -> None:
             continue
         if _bits(val.dtype) == _bits(node.args[1]):
             continue  # inductor's own dtype view, followed by its scheduler
-        base = src.args[0]
-        if not (val.is_contiguous() or isinstance(base, torch.fx.Node)):
+        dense, base = val.is_contiguous(), src.args[0]
+        if not (dense or isinstance(base, torch.fx.Node)):
             continue
         with graph.inserting_before(node):
-            if val.is_contiguous():
+            if dense:
                 copy = graph.call_function(aten.clone.default, (src,))
                 copy.meta["val"] = val.clone()
             else:  # the strides stay: the view of a copy of its base
-                assert isinstance(base, torch.fx.Node)
                 whole = graph.call_function(aten.clone.default, (base,))
-                whole.meta["val"] = base.meta["val"].clone()
+                whole.meta["val"] = base.meta["val"].clone()  # type: ignore[union-attr]
                 copy = graph.call_function(aten.as_strided.default, (whole, *src.args[1:]), dict(src.kwargs))
                 copy.meta["val"] = val
         node.replace_input_with(src, copy)
     graph.lint()
 
 
-_ORDERING_PASS: list[Any] = []
-
-
+@functools.cache
 def _ordering_pass() -> Any:
     """:func:`clone_dtype_view_inputs` as an inductor ``CustomGraphPass``
     (its ``uuid`` keys inductor's FX graph cache), made once."""
-    if not _ORDERING_PASS:
-        from torch._inductor.custom_graph_pass import CustomGraphPass
+    from torch._inductor.custom_graph_pass import CustomGraphPass
 
-        class CloneDtypeViewInputs(CustomGraphPass):
-            def __call__(self, graph: Any) -> None:
-                clone_dtype_view_inputs(graph)
+    class CloneDtypeViewInputs(CustomGraphPass):
+        def __call__(self, graph: Any) -> None:
+            clone_dtype_view_inputs(graph)
 
-            def uuid(self) -> Any:
-                return "symalias.clone_dtype_view_inputs.v1"
+        def uuid(self) -> Any:
+            return "symalias.clone_dtype_view_inputs.v1"
 
-        _ORDERING_PASS.append(CloneDtypeViewInputs())
-    return _ORDERING_PASS[0]
+    return CloneDtypeViewInputs()
 
 
 def hold_ordering_pass(c: _state.Compile) -> None:
@@ -443,7 +436,7 @@ def hold_ordering_pass(c: _state.Compile) -> None:
     ours = _ordering_pass()
     theirs = cfg.post_grad_custom_post_pass
     listed = list(theirs) if isinstance(theirs, (list, tuple)) else ([theirs] if theirs else [])
-    if ours not in listed:
+    if ours not in listed:  # (a nested compile holds it already)
         _state.hold(c, cfg.patch(post_grad_custom_post_pass=[*listed, ours]))
 
 
@@ -473,7 +466,7 @@ def wrap_gen_alias_from_base(orig: Callable[..., Any]) -> Callable[..., Any]:
             return regenerate(aliased_base_tensor, target_meta_tensor, first)
         if c is not None and id(target_meta_tensor) in c.unit_members:
             return regenerate(aliased_base_tensor, target_meta_tensor)
-        if c is not None and id(target_meta_tensor) in c.torch_members and not kwargs.get("replay_views", True):
+        if c is not None and id(target_meta_tensor) in c.torch_members:
             return regenerate_member(aliased_base_tensor, target_meta_tensor, target_requires_grad)
         return orig(aliased_base_tensor, target_meta_tensor, target_requires_grad, *args, **kwargs)
 

@@ -36,9 +36,9 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from .. import __version__, _native
-from .._tensors import storage_key
 from . import _state
 from ._decision import (
+    by_storage,
     cross_storage_guard,
     decide_group,
     inner_members,
@@ -74,14 +74,6 @@ def _baked(tensors: list[Any]) -> list[Any]:
     return [offsets, base]
 
 
-def _by_storage(inner: list[tuple[str, list[str], Any]]) -> list[list[tuple[str, list[str], Any]]]:
-    """Inner tensors by storage, groups of two or more."""
-    out: dict[int, list[tuple[str, list[str], Any]]] = {}
-    for m in inner:
-        out.setdefault(storage_key(m[2]), []).append(m)
-    return [g for g in out.values() if len(g) > 1]
-
-
 def fingerprint(args: Sequence[Any]) -> str | None:
     """symalias's part of the cache key: None when no two tensor arguments
     share a storage. Raises ``BypassAOTAutogradCache`` when a group is too
@@ -92,7 +84,7 @@ def fingerprint(args: Sequence[Any]) -> str | None:
     for g in storage_groups(args):
         # Wrapper subclasses by their inner tensors, in the storages they share.
         inner = [(f"arg{p}", path, x) for p in g for path, x in inner_members(args[p])]
-        for sub in _by_storage(inner):
+        for sub in [[inner[i] for i in g] for g in by_storage([x for *_, x in inner]) if len(g) > 1]:
             tensors = [x for _, _, x in sub]
             labels = [".".join([name, *path]) for name, path, _ in sub]
             try:

@@ -57,6 +57,15 @@ def tensor_positions(args: Sequence[Any]) -> list[int]:
     return out
 
 
+def by_storage(tensors: Sequence[Any]) -> list[list[int]]:
+    """Indices of ``tensors`` (plain tensors) by storage, in order of first
+    appearance: every storage, with one tensor or more."""
+    out: dict[int, list[int]] = {}
+    for i, t in enumerate(tensors):
+        out.setdefault(storage_key(t), []).append(i)
+    return list(out.values())
+
+
 def storage_groups(args: Sequence[Any]) -> list[list[int]]:
     """Positions of tensor arguments that share a storage, groups of two or
     more: a wrapper subclass is in the storage of each of its inner tensors
@@ -264,11 +273,8 @@ def decide_wrappers(
             for a in path:
                 src = AttrSource(src, a) if src is not None else None
             inner.append((k, x, src, ".".join([labels[k], *path])))
-    by_storage: dict[int, list[int]] = {}
-    for i, (_, x, _, _) in enumerate(inner):
-        by_storage.setdefault(storage_key(x), []).append(i)
     over: set[int] = set()
-    for g in by_storage.values():
+    for g in by_storage([x for _, x, _, _ in inner]):
         if len({inner[i][0] for i in g}) < 2:
             continue
         local = decide_group(
