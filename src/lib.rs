@@ -63,7 +63,7 @@ pub use analysis::{
     Program, ProgramError, ProgramReport, Scope,
 };
 pub use env::SymbolDecl;
-pub use expr::{parse, ExprId, ExprPool, Symbol};
+pub use expr::{parse, ExprId, ExprPool, SymbolId};
 pub use guards::check::{Call, CallInput, CallTensor, CheckError, Failure, GuardSet, Outcome};
 pub use guards::{Guard, GuardKind};
 pub use layout::{Layout, View};

@@ -377,7 +377,7 @@ fn identity_pass(p: &Program, d: &Dedupe) -> Vec<crate::guards::Guard> {
 /// of the symbols those assumptions relate them to, to a fixpoint): the
 /// domain an overlap proof holds in, as a list of conditions.
 fn domain_of(pool: &mut ExprPool, env: &Env, layouts: &[&Layout]) -> Vec<ExprId> {
-    let mut names: std::collections::BTreeSet<crate::expr::Symbol> = Default::default();
+    let mut names: std::collections::BTreeSet<crate::expr::SymbolId> = Default::default();
     for l in layouts {
         for (_, e) in l.fields() {
             names.extend(pool.symbols_of(e));
@@ -402,7 +402,7 @@ fn domain_of(pool: &mut ExprPool, env: &Env, layouts: &[&Layout]) -> Vec<ExprId>
         }
     }
     // Symbols by name, as the conditions are listed.
-    let mut by_name: Vec<crate::expr::Symbol> = names.into_iter().collect();
+    let mut by_name: Vec<crate::expr::SymbolId> = names.into_iter().collect();
     by_name.sort_by(|a, b| pool.symbol_name(*a).cmp(pool.symbol_name(*b)));
     let mut parts: Vec<ExprId> = Vec::new();
     for s in by_name {

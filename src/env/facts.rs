@@ -5,7 +5,7 @@
 //! and `Eq(Mod(s, m), r)`. Anything else is kept as an assumption only.
 
 use super::{Env, Interval};
-use crate::expr::{arith, BinOp, ExprId, ExprPool, Node, Symbol};
+use crate::expr::{arith, BinOp, ExprId, ExprPool, Node, SymbolId};
 
 /// `value ≡ residue (mod modulus)`, with `modulus >= 1` and `0 <= residue < modulus`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub(super) fn learn(env: &mut Env, pool: &mut ExprPool, a: ExprId) {
 }
 
 /// `Eq(Mod(s, m), r)` or `Eq(r, Mod(s, m))` with constants `m >= 1`, `r`.
-fn congruence(pool: &ExprPool, op: BinOp, l: ExprId, r: ExprId) -> Option<(Symbol, i64, i64)> {
+fn congruence(pool: &ExprPool, op: BinOp, l: ExprId, r: ExprId) -> Option<(SymbolId, i64, i64)> {
     if op != BinOp::Eq {
         return None;
     }
@@ -65,8 +65,8 @@ fn congruence(pool: &ExprPool, op: BinOp, l: ExprId, r: ExprId) -> Option<(Symbo
 }
 
 /// `d` as `c*s + k` with constants `c != 0`, `k`.
-fn linear(pool: &ExprPool, d: ExprId) -> Option<(i64, Symbol, i64)> {
-    let term = |t: ExprId| -> Option<(i64, Symbol)> {
+fn linear(pool: &ExprPool, d: ExprId) -> Option<(i64, SymbolId, i64)> {
+    let term = |t: ExprId| -> Option<(i64, SymbolId)> {
         match pool.node(t) {
             Node::Sym(s) => Some((1, *s)),
             Node::Mul(xs) if xs.len() == 2 => match (pool.as_int(xs[0]), pool.node(xs[1])) {

@@ -10,7 +10,7 @@ mod interval;
 pub(crate) use facts::Congruence;
 pub use interval::Interval;
 
-use crate::expr::{BinOp, EvalError, ExprId, ExprPool, Node, Symbol, TernOp, Ty, UnOp};
+use crate::expr::{BinOp, EvalError, ExprId, ExprPool, Node, SymbolId, TernOp, Ty, UnOp};
 use hashbrown::HashMap;
 use thiserror::Error;
 
@@ -153,11 +153,11 @@ impl SymbolDecl {
 /// The shape environment of one analysis. Symbols are those of one [`ExprPool`].
 #[derive(Clone, Debug, Default)]
 pub struct Env {
-    symbols: HashMap<Symbol, SymbolInfo>,
-    order: Vec<Symbol>,
+    symbols: HashMap<SymbolId, SymbolInfo>,
+    order: Vec<SymbolId>,
     assumptions: Vec<ExprId>,
-    ranges: HashMap<Symbol, Interval>,
-    congruences: HashMap<Symbol, Congruence>,
+    ranges: HashMap<SymbolId, Interval>,
+    congruences: HashMap<SymbolId, Congruence>,
 }
 
 impl Env {
@@ -178,7 +178,11 @@ impl Env {
     /// assert_eq!(env.hint(s0), Some(20));
     /// assert!(env.declare(&mut pool, &SymbolDecl::new("s1").hint(1).min(2)).is_err());
     /// ```
-    pub fn declare(&mut self, pool: &mut ExprPool, decl: &SymbolDecl) -> Result<Symbol, EnvError> {
+    pub fn declare(
+        &mut self,
+        pool: &mut ExprPool,
+        decl: &SymbolDecl,
+    ) -> Result<SymbolId, EnvError> {
         let SymbolDecl {
             name,
             hint,
@@ -298,17 +302,17 @@ impl Env {
     }
 
     /// The declared symbols, in declaration order.
-    pub fn symbols(&self) -> &[Symbol] {
+    pub fn symbols(&self) -> &[SymbolId] {
         &self.order
     }
 
     /// What is known about a symbol.
-    pub fn info(&self, s: Symbol) -> Option<&SymbolInfo> {
+    pub fn info(&self, s: SymbolId) -> Option<&SymbolInfo> {
         self.symbols.get(&s)
     }
 
     /// The hint of a symbol.
-    pub fn hint(&self, s: Symbol) -> Option<i64> {
+    pub fn hint(&self, s: SymbolId) -> Option<i64> {
         self.symbols.get(&s).and_then(|i| i.hint)
     }
 
@@ -318,23 +322,23 @@ impl Env {
     }
 
     /// The range of a symbol, narrowed by the assumptions (unbounded if unknown).
-    pub fn range(&self, s: Symbol) -> Interval {
+    pub fn range(&self, s: SymbolId) -> Interval {
         self.ranges.get(&s).copied().unwrap_or(Interval::FULL)
     }
 
     /// The congruence known for a symbol (`s ≡ r (mod m)`), if any.
-    pub(crate) fn congruence(&self, s: Symbol) -> Option<Congruence> {
+    pub(crate) fn congruence(&self, s: SymbolId) -> Option<Congruence> {
         self.congruences.get(&s).copied()
     }
 
-    pub(crate) fn narrow(&mut self, s: Symbol, by: Interval) {
+    pub(crate) fn narrow(&mut self, s: SymbolId, by: Interval) {
         if self.symbols.contains_key(&s) {
             let r = self.range(s).intersect(by);
             self.ranges.insert(s, r);
         }
     }
 
-    pub(crate) fn add_congruence(&mut self, s: Symbol, c: Congruence) {
+    pub(crate) fn add_congruence(&mut self, s: SymbolId, c: Congruence) {
         let merged = match self.congruences.get(&s) {
             Some(old) if old.modulus >= c.modulus => *old,
             _ => c,

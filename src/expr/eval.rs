@@ -1,7 +1,7 @@
 //! Evaluation of expressions at concrete symbol values, with Python semantics.
 
 use super::arith::{self, ArithError, Wide};
-use super::node::{ExprId, Node, Symbol, TernOp};
+use super::node::{ExprId, Node, SymbolId, TernOp};
 use super::pool::ExprPool;
 use hashbrown::HashMap;
 use std::cmp::Ordering;
@@ -115,7 +115,7 @@ impl ExprPool {
     pub fn eval(
         &self,
         id: ExprId,
-        lookup: &dyn Fn(Symbol) -> Option<i64>,
+        lookup: &dyn Fn(SymbolId) -> Option<i64>,
     ) -> Result<Value, EvalError> {
         let mut memo = HashMap::new();
         let w = self.eval_wide(id, lookup, &mut memo)?;
@@ -126,7 +126,7 @@ impl ExprPool {
     pub fn eval_int(
         &self,
         id: ExprId,
-        lookup: &dyn Fn(Symbol) -> Option<i64>,
+        lookup: &dyn Fn(SymbolId) -> Option<i64>,
     ) -> Result<i64, EvalError> {
         match self.eval(id, lookup)? {
             Value::Int(v) => Ok(v),
@@ -149,7 +149,7 @@ impl ExprPool {
     fn eval_wide(
         &self,
         id: ExprId,
-        lookup: &dyn Fn(Symbol) -> Option<i64>,
+        lookup: &dyn Fn(SymbolId) -> Option<i64>,
         memo: &mut HashMap<ExprId, Wide>,
     ) -> Result<Wide, EvalError> {
         if let Some(&w) = memo.get(&id) {

@@ -21,7 +21,7 @@ mod print;
 
 pub use eval::{EvalError, EvalErrorKind, Value};
 internal! { pub use eval::narrow; }
-pub use node::{BinOp, ExprId, Node, Symbol, TernOp, Ty, UnOp};
+pub use node::{BinOp, ExprId, Node, SymbolId, TernOp, Ty, UnOp};
 pub use parse::{parse, ParseError, MAX_DEPTH};
 internal! { pub use parse::{is_reserved, lower, parse_ast, Ast, AstKind, InfixOp}; }
 pub use pool::ExprPool;

@@ -18,9 +18,9 @@ impl ExprId {
 
 /// Handle of an interned symbol name inside an [`ExprPool`](super::ExprPool).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct Symbol(pub(crate) u32);
+pub struct SymbolId(pub(crate) u32);
 
-impl Symbol {
+impl SymbolId {
     /// The symbol's index in its pool (dense, in creation order).
     pub fn index(self) -> usize {
         self.0 as usize
@@ -148,7 +148,7 @@ pub enum Node {
     /// `True` / `False`.
     Bool(bool),
     /// A shape symbol.
-    Sym(Symbol),
+    Sym(SymbolId),
     /// n-ary sum.
     Add(Box<[ExprId]>),
     /// n-ary product.

@@ -1,7 +1,7 @@
 //! The hash-consed expression pool and its canonicalising constructors.
 
 use super::arith::Wide;
-use super::node::{BinOp, ExprId, Node, Symbol, TernOp, Ty, UnOp};
+use super::node::{BinOp, ExprId, Node, SymbolId, TernOp, Ty, UnOp};
 use super::order;
 use hashbrown::HashMap;
 
@@ -31,7 +31,7 @@ pub struct ExprPool {
     tys: Vec<Ty>,
     intern: HashMap<Node, ExprId>,
     sym_names: Vec<Box<str>>,
-    sym_lookup: HashMap<Box<str>, Symbol>,
+    sym_lookup: HashMap<Box<str>, SymbolId>,
 }
 
 impl ExprPool {
@@ -61,29 +61,29 @@ impl ExprPool {
     }
 
     /// The name of a symbol.
-    pub fn symbol_name(&self, s: Symbol) -> &str {
+    pub fn symbol_name(&self, s: SymbolId) -> &str {
         &self.sym_names[s.index()]
     }
 
     /// The symbol with this name, if the pool has seen it.
-    pub fn lookup_symbol(&self, name: &str) -> Option<Symbol> {
+    pub fn lookup_symbol(&self, name: &str) -> Option<SymbolId> {
         self.sym_lookup.get(name).copied()
     }
 
     /// Interns a symbol name (without building an expression).
-    pub(crate) fn intern_symbol(&mut self, name: &str) -> Symbol {
+    pub(crate) fn intern_symbol(&mut self, name: &str) -> SymbolId {
         if let Some(&s) = self.sym_lookup.get(name) {
             return s;
         }
-        let s = Symbol(self.sym_names.len() as u32);
+        let s = SymbolId(self.sym_names.len() as u32);
         self.sym_names.push(name.into());
         self.sym_lookup.insert(name.into(), s);
         s
     }
 
     /// All symbols interned so far, in creation order.
-    pub fn symbols(&self) -> impl Iterator<Item = Symbol> + '_ {
-        (0..self.sym_names.len() as u32).map(Symbol)
+    pub fn symbols(&self) -> impl Iterator<Item = SymbolId> + '_ {
+        (0..self.sym_names.len() as u32).map(SymbolId)
     }
 
     fn intern(&mut self, node: Node) -> ExprId {
@@ -160,7 +160,7 @@ impl ExprPool {
     }
 
     /// The expression of an already interned symbol.
-    pub fn sym(&mut self, s: Symbol) -> ExprId {
+    pub fn sym(&mut self, s: SymbolId) -> ExprId {
         self.intern(Node::Sym(s))
     }
 
@@ -649,7 +649,7 @@ impl ExprPool {
     // ---- queries ------------------------------------------------------------
 
     /// The symbols an expression mentions, sorted by name, without repeats.
-    pub fn symbols_of(&self, id: ExprId) -> Vec<Symbol> {
+    pub fn symbols_of(&self, id: ExprId) -> Vec<SymbolId> {
         let mut seen = hashbrown::HashSet::new();
         let mut stack = vec![id];
         let mut out = Vec::new();

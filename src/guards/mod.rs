@@ -13,7 +13,7 @@ internal! { pub mod plan; }
 
 pub use model::{Guard, GuardKind};
 
-use crate::expr::{BinOp, ExprId, ExprPool, Node, Symbol};
+use crate::expr::{BinOp, ExprId, ExprPool, Node, SymbolId};
 
 /// Merges single-symbol bounds of a conjunction of shape guards and drops
 /// repeated conditions. The result holds exactly where all inputs hold.
@@ -26,7 +26,7 @@ pub(crate) fn compact_shape_guards(pool: &mut ExprPool, guards: &[ExprId]) -> Ve
         }
     }
     // (symbol, lower, upper) in first-appearance order; inclusive bounds.
-    let mut bounds: Vec<(Symbol, Option<i64>, Option<i64>)> = Vec::new();
+    let mut bounds: Vec<(SymbolId, Option<i64>, Option<i64>)> = Vec::new();
     let mut others: Vec<ExprId> = Vec::new();
     // Lists can be long (one guard per chain link): seen-set, not `contains`.
     let mut seen: hashbrown::HashSet<ExprId> = hashbrown::HashSet::new();
@@ -86,7 +86,7 @@ fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 }
 
 /// `c OP s` / `s OP c` as inclusive bounds on `s`.
-fn bound_of(pool: &ExprPool, a: ExprId) -> Option<(Symbol, Option<i64>, Option<i64>)> {
+fn bound_of(pool: &ExprPool, a: ExprId) -> Option<(SymbolId, Option<i64>, Option<i64>)> {
     let Node::Binary(op, [l, r]) = pool.node(a) else {
         return None;
     };

@@ -204,24 +204,7 @@ pub fn group_guards(pool: &mut ExprPool, g: &GroupFacts) -> Vec<Guard> {
             ),
         ));
     }
-    let exact = GuardKind::StorageOverlap {
-        overlapping: g
-            .overlapping
-            .iter()
-            .map(|&k| g.members[k].source.clone())
-            .collect(),
-        non_overlapping: (0..g.members.len())
-            .filter(|k| !g.overlapping.contains(k))
-            .map(|k| g.members[k].source.clone())
-            .collect(),
-        components: g
-            .components
-            .iter()
-            .flatten()
-            .filter(|c| c.len() >= 2)
-            .map(|c| c.iter().map(|&k| g.members[k].source.clone()).collect())
-            .collect(),
-    };
+    let exact = exact_partition(g);
     let partition_reason = format!(
         "storage {}: which of its inputs overlap decides the synthetic base",
         g.storage
@@ -261,6 +244,42 @@ pub fn group_guards(pool: &mut ExprPool, g: &GroupFacts) -> Vec<Guard> {
         ));
         return guards;
     }
+    let fast = fast_path(pool, g, &shapes, all_merged);
+    if fast.is_empty() {
+        return guards;
+    }
+    guards.extend(fast);
+    guards.push(Guard::new(
+        exact,
+        format!("{partition_reason}; skipped when the fast-path guards before it hold, else re-checked exactly"),
+    ));
+    guards
+}
+
+/// The group's partition, to be re-checked exactly (torch's
+/// `StorageOverlap` guard, with the merged components).
+fn exact_partition(g: &GroupFacts) -> GuardKind {
+    let source = |k: usize| g.members[k].source.clone();
+    GuardKind::StorageOverlap {
+        overlapping: g.overlapping.iter().map(|&k| source(k)).collect(),
+        non_overlapping: (0..g.members.len())
+            .filter(|k| !g.overlapping.contains(k))
+            .map(source)
+            .collect(),
+        components: g
+            .components
+            .iter()
+            .flatten()
+            .filter(|c| c.len() >= 2)
+            .map(|c| c.iter().map(|&k| source(k)).collect())
+            .collect(),
+    }
+}
+
+/// The fast-path guards of a symbolic group's partition: its layouts (where
+/// not every member is merged) and one conjunction of the domain and the
+/// proof's shape conditions (`shapes`), bounds merged.
+fn fast_path(pool: &mut ExprPool, g: &GroupFacts, shapes: &[GuardKind], all_merged: bool) -> Vec<Guard> {
     let proved = shapes.is_empty();
     let mut fast: Vec<Guard> = Vec::new();
     if !all_merged {
@@ -304,15 +323,7 @@ pub fn group_guards(pool: &mut ExprPool, g: &GroupFacts) -> Vec<Guard> {
             .fast(),
         );
     }
-    if fast.is_empty() {
-        return guards;
-    }
-    guards.extend(fast);
-    guards.push(Guard::new(
-        exact,
-        format!("{partition_reason}; skipped when the fast-path guards before it hold, else re-checked exactly"),
-    ));
-    guards
+    fast
 }
 
 fn layout(members: &[&Member]) -> GuardKind {

@@ -17,7 +17,7 @@ mod view;
 pub(crate) use view::default_itemsize;
 pub use view::{View, ViewError, ViewRef};
 
-use crate::expr::{EvalError, ExprId, ExprPool, Symbol};
+use crate::expr::{EvalError, ExprId, ExprPool, SymbolId};
 use thiserror::Error;
 
 /// Bytes per element when a format does not say (FORMATS.md §3, §5, §6).
@@ -167,7 +167,7 @@ impl Layout {
     pub fn at(
         &self,
         pool: &ExprPool,
-        lookup: &dyn Fn(Symbol) -> Option<i64>,
+        lookup: &dyn Fn(SymbolId) -> Option<i64>,
         at: &str,
     ) -> Result<View, LayoutError> {
         if self.sizes.len() != self.strides.len() {

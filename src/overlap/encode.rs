@@ -5,7 +5,7 @@
 //! domain); boolean expressions become [`Formula`]s. Float-valued parts have no
 //! encoding: they are reported as unsupported and the caller answers "unknown".
 
-use crate::expr::{BinOp, ExprId, ExprPool, Node, Symbol, TernOp, UnOp};
+use crate::expr::{BinOp, ExprId, ExprPool, Node, SymbolId, TernOp, UnOp};
 use hashbrown::HashMap;
 use symalias_solver::{Cmp, Formula, Term};
 
@@ -17,9 +17,9 @@ pub(crate) struct Unsupported(pub ExprId);
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Encoder {
     vars: Vec<String>,
-    of_symbol: HashMap<Symbol, u32>,
+    of_symbol: HashMap<SymbolId, u32>,
     /// The symbol of each variable (`None` for fresh variables).
-    symbols: Vec<Option<Symbol>>,
+    symbols: Vec<Option<SymbolId>>,
 }
 
 impl Encoder {
@@ -30,7 +30,7 @@ impl Encoder {
     }
 
     /// The variable of a symbol, created on first use.
-    pub fn symbol(&mut self, pool: &ExprPool, s: Symbol) -> u32 {
+    pub fn symbol(&mut self, pool: &ExprPool, s: SymbolId) -> u32 {
         if let Some(&v) = self.of_symbol.get(&s) {
             return v;
         }
@@ -41,7 +41,7 @@ impl Encoder {
     }
 
     /// The symbol behind a variable, if it is one.
-    pub(crate) fn symbol_of(&self, var: u32) -> Option<Symbol> {
+    pub(crate) fn symbol_of(&self, var: u32) -> Option<SymbolId> {
         self.symbols.get(var as usize).copied().flatten()
     }
 

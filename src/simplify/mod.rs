@@ -135,6 +135,44 @@ fn rewrites(mask: u8) -> &'static [Rewrite<Sym, FactsAnalysis>] {
     })
 }
 
+/// The environment's assumptions, each conjunct apart, as e-graph terms.
+fn assumed_facts(pool: &ExprPool, env: &Env) -> Vec<egg::RecExpr<Sym>> {
+    let mut facts = Vec::new();
+    for &a in env.assumptions() {
+        match pool.node(a) {
+            Node::And(xs) => facts.extend(xs.iter().map(|&x| lang::to_rec(pool, x))),
+            _ => facts.push(lang::to_rec(pool, a)),
+        }
+    }
+    facts
+}
+
+/// Why the runner stopped, and what each iteration did.
+fn stop_and_reports(runner: &Runner<Sym, FactsAnalysis, ()>) -> (Stop, Vec<IterationReport>) {
+    let stop = match &runner.stop_reason {
+        Some(StopReason::Saturated) => Stop::Saturated,
+        Some(StopReason::IterationLimit(_)) => Stop::IterationLimit,
+        Some(StopReason::NodeLimit(_)) => Stop::NodeLimit,
+        Some(StopReason::TimeLimit(_)) => Stop::TimeLimit,
+        Some(StopReason::Other(s)) => Stop::Other(s.clone()),
+        None => Stop::Other("not run".into()),
+    };
+    let iterations = runner
+        .iterations
+        .iter()
+        .map(|it| IterationReport {
+            nodes: it.egraph_nodes,
+            classes: it.egraph_classes,
+            applied: it
+                .applied
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+        })
+        .collect();
+    (stop, iterations)
+}
+
 /// Simplifies `e` under the facts of `env`.
 ///
 /// ```
@@ -175,13 +213,7 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
         .collect();
     // Assumptions (each conjunct) go into the e-graph as true facts, so that
     // conditions such as `x < m` can use a loop bound `x0 < s0`.
-    let mut facts = Vec::new();
-    for &a in env.assumptions() {
-        match pool.node(a) {
-            Node::And(xs) => facts.extend(xs.iter().map(|&x| lang::to_rec(pool, x))),
-            _ => facts.push(lang::to_rec(pool, a)),
-        }
-    }
+    let facts = assumed_facts(pool, env);
     let analysis = FactsAnalysis::new(
         pool,
         env,
@@ -217,27 +249,7 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
         runner = runner.with_iter_limit(opts.limits.iterations.min(opts.limits.ring_iterations));
     }
     let mut runner = runner.run(rewrites(mask));
-    let stop = match &runner.stop_reason {
-        Some(StopReason::Saturated) => Stop::Saturated,
-        Some(StopReason::IterationLimit(_)) => Stop::IterationLimit,
-        Some(StopReason::NodeLimit(_)) => Stop::NodeLimit,
-        Some(StopReason::TimeLimit(_)) => Stop::TimeLimit,
-        Some(StopReason::Other(s)) => Stop::Other(s.clone()),
-        None => Stop::Other("not run".into()),
-    };
-    let iterations = runner
-        .iterations
-        .iter()
-        .map(|it| IterationReport {
-            nodes: it.egraph_nodes,
-            classes: it.egraph_classes,
-            applied: it
-                .applied
-                .iter()
-                .map(|(k, v)| (k.to_string(), *v))
-                .collect(),
-        })
-        .collect();
+    let (stop, iterations) = stop_and_reports(&runner);
     let (_, best) = Extractor::new(&runner.egraph, TreeSize).find_best(root);
     let Some(candidate) = lang::from_rec(pool, &best) else {
         return Simplified {

@@ -20,9 +20,19 @@ fn ints(v: &Value) -> Vec<i64> {
 fn check(g: &Gen, analyzer: &mut Analyzer) -> Result<(), String> {
     let p: ProgramDoc = serde_json::from_value(g.program.clone()).map_err(|e| e.to_string())?;
     let r = crate::common::analyze_json(&g.program, analyzer)?;
+    let kept = check_dedupe(g, &p, &r)?;
     let errors = r["errors"].as_array().cloned().unwrap_or_default();
+    if !errors.is_empty() {
+        return Ok(()); // a compiler error: the passes stopped; nothing more to check
+    }
+    check_meta(&p, &r)?;
+    check_synthetic_bases(g, &p, &r, &kept)
+}
+
+/// Dedupe: kept = first occurrence of each object; the map points at it.
+/// The kept inputs.
+fn check_dedupe(g: &Gen, p: &ProgramDoc, r: &Value) -> Result<Vec<usize>, String> {
     let n = p.inputs.len();
-    // Dedupe: kept = first occurrence of each object; the map points at it.
     let keep: Vec<bool> = r["dedupe"]["keep_arg_mask"]
         .as_array()
         .unwrap()
@@ -49,9 +59,11 @@ fn check(g: &Gen, analyzer: &mut Analyzer) -> Result<(), String> {
             return Err(format!("first occurrence {i} removed"));
         }
     }
-    if !errors.is_empty() {
-        return Ok(()); // a compiler error: the passes stopped; nothing more to check
-    }
+    Ok(kept)
+}
+
+/// The metadata: output aliases, tangents from the definition, counts.
+fn check_meta(p: &ProgramDoc, r: &Value) -> Result<(), String> {
     let meta = &r["meta"];
     let num_inner = meta["input_info"].as_array().unwrap().len();
     let outer_outputs = p.outputs.clone();
@@ -127,8 +139,12 @@ fn check(g: &Gen, analyzer: &mut Analyzer) -> Result<(), String> {
     {
         return Err(format!("derived counts inconsistent: {meta}"));
     }
-    // Synthetic bases: deduped inputs that share bytes, where one of their
-    // storage group mutates data, end up in one base.
+    Ok(())
+}
+
+/// Synthetic bases: deduped inputs that share bytes, where one of their
+/// storage group mutates data, end up in one base.
+fn check_synthetic_bases(g: &Gen, p: &ProgramDoc, r: &Value, kept: &[usize]) -> Result<(), String> {
     let info = r["synthetic_bases"]["synthetic_base_info"].clone();
     let inner_of = |d: usize| -> (bool, i64) {
         match &info {

@@ -374,8 +374,9 @@ fn check_guards_example_of_the_readme() {
         .starts_with("storage_partition("));
 }
 
-#[test]
-fn check_guards_passes_fails_and_rejects_bad_calls() {
+/// A result with one guard of every kind (its file), and calls against it:
+/// `(call, exit code, the failed guard's text starts with)`.
+fn every_kind_of_guard() -> (String, Vec<(serde_json::Value, i32, &'static str)>) {
     // One guard of every kind.
     let result = serde_json::json!({
         "guards": [
@@ -402,7 +403,7 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
         ]})
     };
     let r = write_tmp("result.json", &result);
-    let cases = [
+    let cases = vec![
         (call("a", "A", "e", "S", 20, 0, 4), 0, ""),
         (call("b", "A", "e", "S", 20, 0, 4), 1, "L['a'] is L['b']"),
         (
@@ -434,6 +435,12 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
         // implied (the analysis proved it) and not swept.
         (call("a", "A", "e", "S", 20, 0, 6), 0, ""),
     ];
+    (r, cases)
+}
+
+#[test]
+fn check_guards_passes_fails_and_rejects_bad_calls() {
+    let (r, cases) = every_kind_of_guard();
     for (k, (c, code, failed)) in cases.iter().enumerate() {
         let path = write_tmp(&format!("call{k}.json"), c);
         let out = run(&["check-guards", &r, &path], "");
@@ -454,6 +461,11 @@ fn check_guards_passes_fails_and_rejects_bad_calls() {
             assert!(v["reason"].as_str().is_some(), "case {k}");
         }
     }
+}
+
+#[test]
+fn check_guards_answers_a_batch_line_by_line() {
+    let (r, cases) = every_kind_of_guard();
     // A batch: one call per line, one answer per line; a bad line gets an
     // error line and the others are still answered (exit 2).
     let batch: String = [

@@ -163,7 +163,7 @@ fn tree(with_syms: bool) -> impl Strategy<Value = T> {
 fn lookup<'a>(
     pool: &'a ExprPool,
     at: &'a [i64; 3],
-) -> impl Fn(symalias::expr::Symbol) -> Option<i64> + 'a {
+) -> impl Fn(symalias::expr::SymbolId) -> Option<i64> + 'a {
     move |s| {
         SYMS.iter()
             .position(|n| *n == pool.symbol_name(s))

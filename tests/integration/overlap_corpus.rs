@@ -83,6 +83,159 @@ fn views_at_hints(case: &OverlapCase) -> Vec<View> {
         .collect()
 }
 
+/// What the corpus run counts.
+#[derive(Default)]
+struct Tally {
+    torch_wrong: usize,
+    torch_unsound: usize,
+    symbolic: usize,
+    with_pairs: usize,
+    proved_in_box: usize,
+    refuted: usize,
+    refuted_known: usize,
+    known: usize,
+    in_box_total: usize,
+}
+
+/// The overlapping pairs, pair by pair where the case lists them (the big
+/// cases carry no list), and each witness a byte both views cover.
+fn check_pairs(case: &OverlapCase, raw: &serde_json::Value, r: &OverlapResult, t: &mut Tally) {
+    if let Some(list) = raw["expect"]["overlapping_pairs"].as_array() {
+        let want_pairs: Vec<(usize, usize)> = list
+            .iter()
+            .map(|p| {
+                (
+                    p[0].as_u64().unwrap() as usize,
+                    p[1].as_u64().unwrap() as usize,
+                )
+            })
+            .collect();
+        let got_pairs: Vec<(usize, usize)> = r
+            .pairs
+            .iter()
+            .filter(|p| p.overlap)
+            .map(|p| (p.a, p.b))
+            .collect();
+        assert_eq!(got_pairs, want_pairs, "{}: overlapping pairs", case.id);
+        t.with_pairs += 1;
+    }
+    let views = views_at_hints(case);
+    for p in r.pairs.iter().filter(|p| p.overlap) {
+        let w = p
+            .witness
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: pair without witness", case.id));
+        assert!(
+            covers(&views[p.a], &w.index_a, w.address),
+            "{}: witness {w:?}",
+            case.id
+        );
+        assert!(
+            covers(&views[p.b], &w.index_b, w.address),
+            "{}: witness {w:?}",
+            case.id
+        );
+    }
+}
+
+/// A symbolic case's claim for all shapes: never proved against a known
+/// counterexample; a refutation's counterexample allowed and changing the
+/// classification; guards wherever it is not proved.
+fn check_claim(
+    case: &OverlapCase,
+    raw: &serde_json::Value,
+    r: &OverlapResult,
+    want: &[usize],
+    t: &mut Tally,
+) {
+    let known_false = raw["expect"]["invariant"] == serde_json::json!(false);
+    let in_box = raw["expect"]["invariant_in_box"] == serde_json::json!(true);
+    t.known += usize::from(known_false);
+    t.in_box_total += usize::from(in_box);
+    assert!(
+        !(known_false && r.invariant == Some(true)),
+        "{}: claimed invariant despite a known counterexample",
+        case.id
+    );
+    match r.invariant {
+        Some(true) => {
+            assert!(crate::common::partition_guards(r).is_empty(), "{}", case.id);
+            t.proved_in_box += usize::from(in_box);
+        }
+        Some(false) => {
+            t.refuted += 1;
+            t.refuted_known += usize::from(known_false);
+            let cx = r
+                .counterexample
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: refuted without counterexample", case.id));
+            let at_cx = views_at(case, cx).unwrap_or_else(|| {
+                panic!("{}: counterexample {cx:?} is not an allowed shape", case.id)
+            });
+            let (_, set) = brute_group(&at_cx);
+            assert_ne!(
+                set, want,
+                "{}: the counterexample {cx:?} does not change the classification",
+                case.id
+            );
+            assert!(!r.guards.is_empty());
+        }
+        None => assert!(
+            !r.guards.is_empty(),
+            "{}: an unproved case needs guards",
+            case.id
+        ),
+    }
+}
+
+/// One case's answer against its expectations.
+fn check_case(i: usize, input: &str, result: &str, t: &mut Tally) {
+    let case: OverlapCase = parse_line(i + 1, input).value.unwrap();
+    let raw: serde_json::Value = serde_json::from_str(input).unwrap();
+    let r: OverlapResult = serde_json::from_str(result).unwrap();
+    assert_eq!(r.id, case.id);
+    let want = case
+        .expect
+        .as_ref()
+        .and_then(|e| e.overlapping.clone())
+        .unwrap();
+    assert_eq!(r.overlapping, want, "{}: overlapping set", case.id);
+    check_pairs(&case, &raw, &r, t);
+    if !case.symbols.is_empty() {
+        t.symbolic += 1;
+    }
+    // A case is symbolic when a tensor field is an expression; with
+    // concrete tensors the answer holds for every symbol assignment.
+    let is_symbolic = case.tensors.iter().any(|t| {
+        t.sizes
+            .iter()
+            .chain(&t.strides)
+            .chain([&t.storage_offset])
+            .any(|f| matches!(f, ExprField::Text(_)))
+    });
+    if is_symbolic {
+        check_claim(&case, &raw, &r, &want, t);
+    } else {
+        assert_eq!(r.invariant, Some(true), "{}", case.id);
+        assert!(r.guards.is_empty());
+    }
+    assert!(
+        crate::common::self_overlap_guarded_iff_unproved(&r),
+        "{}: self_overlap guard vs unproved self-overlap",
+        case.id
+    );
+    let torch: Vec<usize> = raw["expect"]["torch_overlapping"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_u64().unwrap() as usize).collect())
+        .unwrap_or_default();
+    if torch != want {
+        t.torch_wrong += 1;
+        if want.iter().any(|i| !torch.contains(i)) {
+            t.torch_unsound += 1;
+        }
+    }
+}
+
 #[test]
 fn cli_answers_every_corpus_case_exactly() {
     let path = corpus("overlap_dev.jsonl");
@@ -103,155 +256,36 @@ fn cli_answers_every_corpus_case_exactly() {
     assert!(!inputs.is_empty());
     assert_eq!(results.len(), inputs.len(), "one answer per case");
     let n = inputs.len();
-    let (mut torch_wrong, mut torch_unsound, mut symbolic, mut with_pairs) = (0, 0, 0, 0);
-    let (mut proved_in_box, mut refuted, mut refuted_known) = (0, 0, 0);
-    let (mut known, mut in_box_total) = (0, 0);
+    let mut t = Tally::default();
     for (i, (input, result)) in inputs.iter().zip(&results).enumerate() {
-        let case: OverlapCase = parse_line(i + 1, input).value.unwrap();
-        let raw: serde_json::Value = serde_json::from_str(input).unwrap();
-        let r: OverlapResult = serde_json::from_str(result).unwrap();
-        assert_eq!(r.id, case.id);
-        let want = case
-            .expect
-            .as_ref()
-            .and_then(|e| e.overlapping.clone())
-            .unwrap();
-        assert_eq!(r.overlapping, want, "{}: overlapping set", case.id);
-        // The big cases carry no pair list; the others must match pair for pair.
-        if let Some(list) = raw["expect"]["overlapping_pairs"].as_array() {
-            let want_pairs: Vec<(usize, usize)> = list
-                .iter()
-                .map(|p| {
-                    (
-                        p[0].as_u64().unwrap() as usize,
-                        p[1].as_u64().unwrap() as usize,
-                    )
-                })
-                .collect();
-            let got_pairs: Vec<(usize, usize)> = r
-                .pairs
-                .iter()
-                .filter(|p| p.overlap)
-                .map(|p| (p.a, p.b))
-                .collect();
-            assert_eq!(got_pairs, want_pairs, "{}: overlapping pairs", case.id);
-            with_pairs += 1;
-        }
-        let views = views_at_hints(&case);
-        for p in r.pairs.iter().filter(|p| p.overlap) {
-            let w = p
-                .witness
-                .as_ref()
-                .unwrap_or_else(|| panic!("{}: pair without witness", case.id));
-            assert!(
-                covers(&views[p.a], &w.index_a, w.address),
-                "{}: witness {w:?}",
-                case.id
-            );
-            assert!(
-                covers(&views[p.b], &w.index_b, w.address),
-                "{}: witness {w:?}",
-                case.id
-            );
-        }
-        if !case.symbols.is_empty() {
-            symbolic += 1;
-        }
-        // A case is symbolic when a tensor field is an expression; with
-        // concrete tensors the answer holds for every symbol assignment.
-        let is_symbolic = case.tensors.iter().any(|t| {
-            t.sizes
-                .iter()
-                .chain(&t.strides)
-                .chain([&t.storage_offset])
-                .any(|f| matches!(f, ExprField::Text(_)))
-        });
-        if is_symbolic {
-            let known_false = raw["expect"]["invariant"] == serde_json::json!(false);
-            let in_box = raw["expect"]["invariant_in_box"] == serde_json::json!(true);
-            known += usize::from(known_false);
-            in_box_total += usize::from(in_box);
-            assert!(
-                !(known_false && r.invariant == Some(true)),
-                "{}: claimed invariant despite a known counterexample",
-                case.id
-            );
-            match r.invariant {
-                Some(true) => {
-                    assert!(
-                        crate::common::partition_guards(&r).is_empty(),
-                        "{}",
-                        case.id
-                    );
-                    if in_box {
-                        proved_in_box += 1;
-                    }
-                }
-                Some(false) => {
-                    refuted += 1;
-                    if known_false {
-                        refuted_known += 1;
-                    }
-                    let cx = r
-                        .counterexample
-                        .as_ref()
-                        .unwrap_or_else(|| panic!("{}: refuted without counterexample", case.id));
-                    let at_cx = views_at(&case, cx).unwrap_or_else(|| {
-                        panic!("{}: counterexample {cx:?} is not an allowed shape", case.id)
-                    });
-                    let (_, set) = brute_group(&at_cx);
-                    assert_ne!(
-                        set, want,
-                        "{}: the counterexample {cx:?} does not change the classification",
-                        case.id
-                    );
-                    assert!(!r.guards.is_empty());
-                }
-                None => assert!(
-                    !r.guards.is_empty(),
-                    "{}: an unproved case needs guards",
-                    case.id
-                ),
-            }
-        } else {
-            assert_eq!(r.invariant, Some(true), "{}", case.id);
-            assert!(r.guards.is_empty());
-        }
-        assert!(
-            crate::common::self_overlap_guarded_iff_unproved(&r),
-            "{}: self_overlap guard vs unproved self-overlap",
-            case.id
-        );
-        let torch: Vec<usize> = raw["expect"]["torch_overlapping"]
-            .as_array()
-            .map(|a| a.iter().map(|x| x.as_u64().unwrap() as usize).collect())
-            .unwrap_or_default();
-        if torch != want {
-            torch_wrong += 1;
-            if want.iter().any(|i| !torch.contains(i)) {
-                torch_unsound += 1;
-            }
-        }
+        check_case(i, input, result, &mut t);
     }
     eprintln!(
-        "{n}/{n} exact ({with_pairs} checked pair by pair); PyTorch differs on {torch_wrong} cases, misses real overlaps on {torch_unsound}; {symbolic} with symbols"
+        "{n}/{n} exact ({} checked pair by pair); PyTorch differs on {} cases, misses real overlaps on {}; {} with symbols",
+        t.with_pairs, t.torch_wrong, t.torch_unsound, t.symbolic
     );
     assert!(
-        with_pairs * 10 > n * 9,
-        "only {with_pairs} of {n} cases list their pairs"
+        t.with_pairs * 10 > n * 9,
+        "only {} of {n} cases list their pairs",
+        t.with_pairs
     );
-    eprintln!("symbolic: {refuted} refuted ({refuted_known} of the {known} known), {proved_in_box} of the {in_box_total} invariant_in_box proved");
+    eprintln!(
+        "symbolic: {} refuted ({} of the {} known), {} of the {} invariant_in_box proved",
+        t.refuted, t.refuted_known, t.known, t.proved_in_box, t.in_box_total
+    );
     assert!(
-        known > 0 && in_box_total > 0,
+        t.known > 0 && t.in_box_total > 0,
         "the corpus labels no symbolic case"
     );
     assert_eq!(
-        refuted_known, known,
+        t.refuted_known, t.known,
         "every known counterexample case must be refuted"
     );
     assert!(
-        proved_in_box * 2 >= in_box_total,
-        "only {proved_in_box} of {in_box_total} invariant_in_box cases proved"
+        t.proved_in_box * 2 >= t.in_box_total,
+        "only {} of {} invariant_in_box cases proved",
+        t.proved_in_box,
+        t.in_box_total
     );
 }
 

@@ -269,7 +269,7 @@ fn chain_guards_imply_the_partition_on_random_calls() {
             let (i, j) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
             offsets.swap(i, j);
         }
-        let look = |s: symalias::expr::Symbol| -> Option<i64> {
+        let look = |s: symalias::expr::SymbolId| -> Option<i64> {
             let name = pool.symbol_name(s);
             if name == "s0" {
                 Some(s0)

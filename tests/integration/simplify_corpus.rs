@@ -5,7 +5,7 @@
 use crate::common::{corpus_lines, Rng};
 use symalias::analysis::Scope as Loaded;
 use symalias::env::{Env, Interval};
-use symalias::expr::{BinOp, ExprId, ExprPool, Node, Symbol, Value};
+use symalias::expr::{BinOp, ExprId, ExprPool, Node, SymbolId, Value};
 use symalias::io::{load_env, load_expr, ExprCase, ExprField, OverlapCase};
 use symalias::simplify::{simplify, SimplifyOptions};
 
@@ -19,12 +19,12 @@ struct Checked {
 }
 
 trait UpperFromAssumptions {
-    fn interval_of_upper(&self, pool: &ExprPool, s: Symbol, r: Interval) -> Interval;
+    fn interval_of_upper(&self, pool: &ExprPool, s: SymbolId, r: Interval) -> Interval;
 }
 
 impl UpperFromAssumptions for Env {
     /// Tightens the upper end of `s` by assumptions `s < rhs` / `s <= rhs` (loop bounds).
-    fn interval_of_upper(&self, pool: &ExprPool, s: Symbol, r: Interval) -> Interval {
+    fn interval_of_upper(&self, pool: &ExprPool, s: SymbolId, r: Interval) -> Interval {
         let mut hi = r.hi;
         for &a in self.assumptions() {
             if let Node::Binary(op @ (BinOp::Lt | BinOp::Le), [x, y]) = pool.node(a) {
@@ -41,10 +41,10 @@ impl UpperFromAssumptions for Env {
 }
 
 /// Random assignments inside the ranges that satisfy every assumption.
-fn sample_points(loaded: &Loaded, rng: &mut Rng, want: usize) -> Vec<Vec<(Symbol, i64)>> {
+fn sample_points(loaded: &Loaded, rng: &mut Rng, want: usize) -> Vec<Vec<(SymbolId, i64)>> {
     let env = &loaded.env;
     let pool = &loaded.pool;
-    let syms: Vec<Symbol> = env.symbols().to_vec();
+    let syms: Vec<SymbolId> = env.symbols().to_vec();
     // Per symbol a narrow box (around the hint's scale) and a wide one.
     let bounds: Vec<[(i64, i64); 2]> = syms
         .iter()
@@ -63,7 +63,7 @@ fn sample_points(loaded: &Loaded, rng: &mut Rng, want: usize) -> Vec<Vec<(Symbol
         if out.len() == want {
             break;
         }
-        let point: Vec<(Symbol, i64)> = syms
+        let point: Vec<(SymbolId, i64)> = syms
             .iter()
             .zip(&bounds)
             .map(|(&s, b)| {
@@ -71,7 +71,7 @@ fn sample_points(loaded: &Loaded, rng: &mut Rng, want: usize) -> Vec<Vec<(Symbol
                 (s, rng.range(lo, hi))
             })
             .collect();
-        let look = |s: Symbol| point.iter().find(|p| p.0 == s).map(|p| p.1);
+        let look = |s: SymbolId| point.iter().find(|p| p.0 == s).map(|p| p.1);
         let ok = env
             .assumptions()
             .iter()
@@ -83,7 +83,7 @@ fn sample_points(loaded: &Loaded, rng: &mut Rng, want: usize) -> Vec<Vec<(Symbol
     out
 }
 
-fn hints(env: &Env) -> Vec<(Symbol, i64)> {
+fn hints(env: &Env) -> Vec<(SymbolId, i64)> {
     env.symbols()
         .iter()
         .filter_map(|&s| env.hint(s).map(|h| (s, h)))
@@ -125,7 +125,7 @@ fn check(
     );
     points.extend(sampled);
     for p in &points {
-        let look = |s: Symbol| p.iter().find(|q| q.0 == s).map(|q| q.1);
+        let look = |s: SymbolId| p.iter().find(|q| q.0 == s).map(|q| q.1);
         let Ok(want) = pool.eval(e, &look) else {
             continue; // undefined input: nothing to preserve
         };

@@ -23,7 +23,7 @@ mod prepare;
 pub use call::{Call, CallInput, CallTensor};
 
 use super::model::Guard;
-use crate::expr::{EvalError, ExprPool, Symbol, Value};
+use crate::expr::{EvalError, ExprPool, SymbolId, Value};
 use crate::layout::ViewError;
 use call::Bound;
 use hashbrown::HashMap;
@@ -326,7 +326,7 @@ impl GuardSet {
             }
             Simple::General => {}
         }
-        let mut values: Vec<(Symbol, i64)> = Vec::with_capacity(e.reads.len());
+        let mut values: Vec<(SymbolId, i64)> = Vec::with_capacity(e.reads.len());
         for (s, k, what) in &e.reads {
             values.push((*s, b.read(*k, what, self.pool.symbol_name(*s))?));
         }

@@ -3,7 +3,7 @@
 //! shapes most layout fields have.
 
 use super::{CheckError, GuardProblem, SourceProblem};
-use crate::expr::{ExprId, ExprPool, Node, Symbol};
+use crate::expr::{ExprId, ExprPool, Node, SymbolId};
 use crate::guards::model::GuardKind;
 use hashbrown::HashMap;
 use std::collections::BTreeMap;
@@ -22,7 +22,7 @@ pub(super) enum Read {
 pub(super) struct Expr {
     pub(super) id: ExprId,
     /// (symbol, source index, what to read)
-    pub(super) reads: Vec<(Symbol, usize, Read)>,
+    pub(super) reads: Vec<(SymbolId, usize, Read)>,
     /// The shapes most layout fields have, evaluated without the evaluator.
     pub(super) shape: Simple,
 }

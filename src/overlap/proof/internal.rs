@@ -105,6 +105,28 @@ fn pair_for(pool: &mut ExprPool, env: &Env, layout: &Layout, d: usize) -> [Layou
     [v, p]
 }
 
+impl InternalProof {
+    /// Proved for all shapes: no guard needed.
+    fn proved(verdict: Verdict) -> Self {
+        InternalProof {
+            verdict,
+            invariant: Some(true),
+            counterexample: None,
+            shape_guards: Some(Vec::new()),
+        }
+    }
+
+    /// Decided at the hints only.
+    fn unsettled(verdict: Verdict) -> Self {
+        InternalProof {
+            verdict,
+            invariant: None,
+            counterexample: None,
+            shape_guards: None,
+        }
+    }
+}
+
 /// Decides `layout`'s overlap with itself at the hints (`view` is the layout
 /// there, validated) and proves or refutes that verdict for every shape the
 /// environment allows, within `opts`.
@@ -141,22 +163,12 @@ pub fn prove_internal(
 ) -> InternalProof {
     let _span = tracing::debug_span!("prove_internal", dims = layout.sizes.len()).entered();
     let verdict = internal_overlap(view, opts.budget);
-    let unsettled = |verdict| InternalProof {
-        verdict,
-        invariant: None,
-        counterexample: None,
-        shape_guards: None,
-    };
+    let unsettled = InternalProof::unsettled;
     if verdict == Verdict::Undecided {
         return unsettled(verdict);
     }
     if !layout.is_symbolic(pool) {
-        return InternalProof {
-            verdict,
-            invariant: Some(true),
-            counterexample: None,
-            shape_guards: Some(Vec::new()),
-        };
+        return InternalProof::proved(verdict);
     }
     let overlaps = verdict.may_overlap();
     if opts
@@ -166,12 +178,7 @@ pub fn prove_internal(
         return unsettled(verdict);
     }
     if !overlaps && strides_separate(pool, env, layout, view, solver, &opts) {
-        return InternalProof {
-            verdict,
-            invariant: Some(true),
-            counterexample: None,
-            shape_guards: Some(Vec::new()),
-        };
+        return InternalProof::proved(verdict);
     }
     if let Some(cx) = sampled_counterexample(pool, env, layout, overlaps, &opts) {
         return InternalProof {
@@ -221,12 +228,7 @@ pub fn prove_internal(
         if proof.invariant == Some(true) {
             if overlaps {
                 // One persistent pair keeps the view overlapping everywhere.
-                return InternalProof {
-                    verdict,
-                    invariant: Some(true),
-                    counterexample: None,
-                    shape_guards: Some(Vec::new()),
-                };
+                return InternalProof::proved(verdict);
             }
             continue;
         }
@@ -245,12 +247,7 @@ pub fn prove_internal(
         }
     }
     if all_proved && !overlaps {
-        return InternalProof {
-            verdict,
-            invariant: Some(true),
-            counterexample: None,
-            shape_guards: Some(Vec::new()),
-        };
+        return InternalProof::proved(verdict);
     }
     let shape_guards = if overlaps {
         persist_guards

@@ -35,7 +35,7 @@ use super::domain::Domain;
 use super::encode::Encoder;
 use super::{analyze_views, GroupAnswer, Verdict};
 use crate::env::Env;
-use crate::expr::{BinOp, ExprId, ExprPool, Symbol};
+use crate::expr::{BinOp, ExprId, ExprPool, SymbolId};
 use crate::layout::{Layout, View};
 use hashbrown::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -187,7 +187,7 @@ enum Asked {
     Unsat,
     /// An assignment of (some) symbols that satisfies it; the others keep
     /// their hints. Not yet checked against the exact classification.
-    Model(Vec<(Symbol, i64)>),
+    Model(Vec<(SymbolId, i64)>),
     /// Not settled (budget, time, already refuted, not encodable).
     Unknown,
 }
@@ -266,7 +266,7 @@ struct Prover<'a, 's> {
     opts: ProofOptions,
     queries: usize,
     started: Instant,
-    counterexample: Option<Vec<(Symbol, i64)>>,
+    counterexample: Option<Vec<(SymbolId, i64)>>,
     /// The classification at the hints (what every counterexample must change).
     hint_set: Vec<usize>,
 }
@@ -590,7 +590,7 @@ impl Prover<'_, '_> {
         tally.guards.dedup();
         debug!(?invariant, queries = self.queries, "proof done");
         let counterexample = self.counterexample.map(|cx| {
-            let set: HashMap<Symbol, i64> = cx.iter().copied().collect();
+            let set: HashMap<SymbolId, i64> = cx.iter().copied().collect();
             self.env
                 .symbols()
                 .iter()

@@ -6,7 +6,11 @@ use super::*;
 
 /// `true` when the values of `look` are inside every declared range and
 /// satisfy every assumption.
-pub(super) fn allowed_at(pool: &ExprPool, env: &Env, look: &dyn Fn(Symbol) -> Option<i64>) -> bool {
+pub(super) fn allowed_at(
+    pool: &ExprPool,
+    env: &Env,
+    look: &dyn Fn(SymbolId) -> Option<i64>,
+) -> bool {
     env.symbols().iter().all(|&s| {
         look(s).is_some_and(|v| env.info(s).is_some_and(|i| i.declared.contains(v as i128)))
     }) && env
@@ -17,7 +21,7 @@ pub(super) fn allowed_at(pool: &ExprPool, env: &Env, look: &dyn Fn(Symbol) -> Op
 
 /// The range samples draw a symbol from: its declared range, an unbounded
 /// side replaced by 16 below the hint / 4 times the hint.
-pub(super) fn sample_range(env: &Env, s: Symbol) -> (i64, i64) {
+pub(super) fn sample_range(env: &Env, s: SymbolId) -> (i64, i64) {
     let hint = env.hint(s).unwrap_or(0);
     let r = env.range(s);
     let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
@@ -32,10 +36,10 @@ pub(super) fn sample_range(env: &Env, s: Symbol) -> (i64, i64) {
 /// `next`.
 pub(super) fn sample_at(
     env: &Env,
-    syms: &[Symbol],
+    syms: &[SymbolId],
     k: usize,
     next: &mut impl FnMut() -> u64,
-) -> Vec<(Symbol, i64)> {
+) -> Vec<(SymbolId, i64)> {
     syms.iter()
         .map(|&s| {
             let (lo, hi) = sample_range(env, s);
@@ -53,26 +57,26 @@ pub(super) fn sample_at(
 impl Prover<'_, '_> {
     pub(super) fn lookup<'e>(
         env: &'e Env,
-        cx: &[(Symbol, i64)],
-    ) -> impl Fn(Symbol) -> Option<i64> + 'e {
-        let map: HashMap<Symbol, i64> = cx.iter().copied().collect();
+        cx: &[(SymbolId, i64)],
+    ) -> impl Fn(SymbolId) -> Option<i64> + 'e {
+        let map: HashMap<SymbolId, i64> = cx.iter().copied().collect();
         move |s| map.get(&s).copied().or_else(|| env.hint(s))
     }
 
     /// The exact classification at an assignment, if the assignment is allowed
     /// (ranges, assumptions) and gives valid views.
-    pub(super) fn classify_at(&self, cx: &[(Symbol, i64)]) -> Option<Vec<usize>> {
+    pub(super) fn classify_at(&self, cx: &[(SymbolId, i64)]) -> Option<Vec<usize>> {
         self.analyze_at(cx).map(|a| a.overlapping)
     }
 
     /// `true` when the assignment (others at their hints) is inside every
     /// declared range and satisfies every assumption.
-    pub(super) fn allowed(&self, cx: &[(Symbol, i64)]) -> bool {
+    pub(super) fn allowed(&self, cx: &[(SymbolId, i64)]) -> bool {
         allowed_at(self.pool, self.env, &Self::lookup(self.env, cx))
     }
 
     /// The exact group answer at an assignment, if it is allowed.
-    pub(super) fn analyze_at(&self, cx: &[(Symbol, i64)]) -> Option<GroupAnswer> {
+    pub(super) fn analyze_at(&self, cx: &[(SymbolId, i64)]) -> Option<GroupAnswer> {
         if !self.allowed(cx) {
             return None;
         }
@@ -86,7 +90,7 @@ impl Prover<'_, '_> {
     }
 
     /// Records `cx` as a counterexample if the classification really differs there.
-    pub(super) fn try_counterexample(&mut self, cx: Vec<(Symbol, i64)>) -> bool {
+    pub(super) fn try_counterexample(&mut self, cx: Vec<(SymbolId, i64)>) -> bool {
         match self.classify_at(&cx) {
             Some(set) if set != self.hint_set => {
                 self.counterexample = Some(cx);
@@ -101,7 +105,7 @@ impl Prover<'_, '_> {
         self.samples(self.opts.samples);
     }
 
-    pub(super) fn sample_range(&self, s: Symbol) -> (i64, i64) {
+    pub(super) fn sample_range(&self, s: SymbolId) -> (i64, i64) {
         sample_range(self.env, s)
     }
 
@@ -114,7 +118,7 @@ impl Prover<'_, '_> {
         }
         let syms = self.pool.symbols_of(e);
         for k in 0..3 {
-            let cx: Vec<(Symbol, i64)> = syms
+            let cx: Vec<(SymbolId, i64)> = syms
                 .iter()
                 .map(|&s| {
                     let (lo, hi) = self.sample_range(s);
@@ -133,7 +137,7 @@ impl Prover<'_, '_> {
     /// values); the first at which the classification differs is the
     /// counterexample.
     pub(super) fn samples(&mut self, count: usize) {
-        let syms: Vec<Symbol> = self.env.symbols().to_vec();
+        let syms: Vec<SymbolId> = self.env.symbols().to_vec();
         if syms.is_empty() {
             return;
         }

@@ -10,7 +10,7 @@
 //! by intervals, else z3.
 
 use super::Prover;
-use crate::expr::{BinOp, ExprId, Symbol};
+use crate::expr::{BinOp, ExprId, SymbolId};
 use crate::simplify::poly::expand;
 use hashbrown::HashMap;
 
@@ -122,8 +122,8 @@ pub(super) type HintWitness = (Vec<i64>, Vec<i64>, i64, i64);
 impl Prover<'_, '_> {
     /// The hints and up to `count - 1` other allowed assignments of
     /// `syms` (deterministic).
-    fn allowed_samples(&self, syms: &[Symbol], count: usize) -> Vec<HashMap<Symbol, i64>> {
-        let hints: HashMap<Symbol, i64> = syms
+    fn allowed_samples(&self, syms: &[SymbolId], count: usize) -> Vec<HashMap<SymbolId, i64>> {
+        let hints: HashMap<SymbolId, i64> = syms
             .iter()
             .filter_map(|&s| self.env.hint(s).map(|h| (s, h)))
             .collect();
@@ -133,7 +133,7 @@ impl Prover<'_, '_> {
             if out.len() >= count {
                 break;
             }
-            let cx: Vec<(Symbol, i64)> = syms
+            let cx: Vec<(SymbolId, i64)> = syms
                 .iter()
                 .map(|&s| {
                     let hint = hints.get(&s).copied().unwrap_or(0);
@@ -179,7 +179,7 @@ impl Prover<'_, '_> {
         if !self.time_left() {
             return false;
         }
-        let mut syms: Vec<Symbol> = Vec::new();
+        let mut syms: Vec<SymbolId> = Vec::new();
         for t in [a, b] {
             let t = &self.tensors[t];
             for &e in t.sizes.iter().chain(&t.strides).chain([&t.offset]) {
@@ -191,7 +191,7 @@ impl Prover<'_, '_> {
             }
         }
         let samples = self.allowed_samples(&syms, SAMPLES);
-        let at = |p: &Self, e: ExprId, m: &HashMap<Symbol, i64>| {
+        let at = |p: &Self, e: ExprId, m: &HashMap<SymbolId, i64>| {
             p.pool
                 .eval_int(e, &|s| m.get(&s).copied().or_else(|| p.env.hint(s)))
                 .ok()

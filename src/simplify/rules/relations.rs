@@ -17,19 +17,39 @@ fn ceil_div(a: i128, b: i128) -> Option<i128> {
 }
 
 pub(super) fn rules() -> Vec<RuleSpec> {
-    let r = |name, lhs, rhs| rule("relations", name, lhs, rhs);
-    let b = |name, lhs, rhs| rule("booleans", name, lhs, rhs);
-    let cd = |rest: Cond| Cond::All(vec![Cond::Const("c"), Cond::Const("d"), rest]);
-    // x + c OP d  →  x OP k with k = d - c, for constants c and d.
-    let shift = |name, lhs, rhs| {
-        r(name, lhs, rhs)
-            .when(Cond::All(vec![Cond::Const("c"), Cond::Const("d")]))
-            .computing(Compute {
-                out: "k",
-                args: &["d", "c"],
-                f: |a| a[0].checked_sub(a[1]),
-            })
-    };
+    let mut out = decided();
+    out.extend(solved());
+    out.extend(logic());
+    out
+}
+
+fn r(name: &'static str, lhs: &'static str, rhs: &'static str) -> RuleSpec {
+    rule("relations", name, lhs, rhs)
+}
+
+fn b(name: &'static str, lhs: &'static str, rhs: &'static str) -> RuleSpec {
+    rule("booleans", name, lhs, rhs)
+}
+
+/// Both `c` and `d` constant, and `rest`.
+fn cd(rest: Cond) -> Cond {
+    Cond::All(vec![Cond::Const("c"), Cond::Const("d"), rest])
+}
+
+/// x + c OP d  →  x OP k with k = d - c, for constants c and d.
+fn shift(name: &'static str, lhs: &'static str, rhs: &'static str) -> RuleSpec {
+    r(name, lhs, rhs)
+        .when(Cond::All(vec![Cond::Const("c"), Cond::Const("d")]))
+        .computing(Compute {
+            out: "k",
+            args: &["d", "c"],
+            f: |a| a[0].checked_sub(a[1]),
+        })
+}
+
+/// Relations decided by bounds, reflexivity and symmetry, and by common
+/// summands and factors.
+fn decided() -> Vec<RuleSpec> {
     vec![
         // Decided by the bounds of the two sides.
         r("lt-true", "(< ?a ?b)", "True").when(Cond::Lt("a", "b")),
@@ -59,6 +79,13 @@ pub(super) fn rules() -> Vec<RuleSpec> {
         r("ne-cancel-mul", "(!= (* ?c ?a) (* ?c ?b))", "(!= ?a ?b)").when(Cond::NonZero("c")),
         r("eq-unit-factor", "(== (* ?a ?b) ?b)", "(== ?a 1)").when(Cond::NonZero("b")),
         r("ne-unit-factor", "(!= (* ?a ?b) ?b)", "(!= ?a 1)").when(Cond::NonZero("b")),
+    ]
+}
+
+/// Relations solved for a symbol: constants moved across, constant factors
+/// divided out, integer strictness.
+fn solved() -> Vec<RuleSpec> {
+    vec![
         // Move a constant summand across: x + c OP d  →  x OP d - c.
         shift("lt-shift", "(< (+ ?x ?c) ?d)", "(< ?x ?k)"),
         shift("lt-shift-right", "(< ?d (+ ?x ?c))", "(< ?k ?x)"),
@@ -112,6 +139,12 @@ pub(super) fn rules() -> Vec<RuleSpec> {
         // Integer strictness.
         r("lt-le", "(< ?a (+ ?b 1))", "(<= ?a ?b)"),
         r("le-lt", "(<= (+ ?a 1) ?b)", "(< ?a ?b)"),
+    ]
+}
+
+/// Negation and the connectives.
+fn logic() -> Vec<RuleSpec> {
+    vec![
         // Negation.
         r("not-lt", "(not (< ?a ?b))", "(<= ?b ?a)"),
         r("not-le", "(not (<= ?a ?b))", "(< ?b ?a)"),
