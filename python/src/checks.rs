@@ -1,32 +1,23 @@
 //! Run-time checks of `symalias.torch`: one native call per compiled frame.
 //!
-//! A `FrameCheck` holds every fact symalias guards for one compiled frame
-//! (one Dynamo lambda guard calls it with the frame's tensor inputs) and
-//! decides them in Rust, reading each tensor at most once per call and only
-//! what the facts need: its storage identity, its storage offset, and for
-//! symbolic groups its whole layout. Tensors reachable from the frame's
-//! locals by item and attribute steps (`L['params'][3]`, `L['self'].w`) are
-//! fetched here from `L`; others are passed by the guard's code.
+//! A `FrameCheck` holds every check symalias installs for one compiled
+//! frame (one Dynamo lambda guard calls it with the frame's tensor inputs)
+//! and decides them in Rust, in the order given, reading each tensor at most
+//! once per call and only what the checks need: its storage identity, its
+//! storage offset, and for symbolic groups its whole layout. Tensors
+//! reachable from the frame's locals by item and attribute steps
+//! (`L['params'][3]`, `L['self'].w`) are fetched here from `L`; others are
+//! passed by the guard's code. The checks are the typed classes of
+//! `check_kinds` (`OneStorageCheck`, `PartitionCheck`, `PinCheck`,
+//! `CrossStorageCheck`, `NoSelfOverlapCheck`); a partition is memoised on
+//! what it reads (the storage pattern and offsets, or whole layouts for
+//! symbolic groups), so no Python object is built per call.
 //!
 //! Storage identity is the identity of the `untyped_storage()` object:
 //! torch keeps one Python object per live StorageImpl, and the call holds
 //! every storage object it read until it returns, so no address is reused
 //! within a call (the only span over which identities are compared: memo
 //! keys hold the storage *pattern*, not identities).
-//!
-//! The facts, in the order they are checked:
-//! * `one_storage`: the members of a merged group still share one storage;
-//! * `partition`: which members of an unproved storage group overlap,
-//!   checked by the group's guard list, memoised on what it reads (the
-//!   storage pattern and offsets, or whole layouts for symbolic groups) —
-//!   no Python object is built per call;
-//! * `pins`: integer storage offsets, and the layout a static synthetic base
-//!   bakes in (the autograd base's, or the storage's size);
-//! * `cross`: no mutated input shares its storage with an input that was in
-//!   another storage at compile time;
-//! * `no_self_overlap`: no listed input (a mutated one whose non-overlap
-//!   with itself was not proved for all shapes) overlaps itself, decided
-//!   exactly from its sizes and strides.
 //!
 //! Every call is counted in process-wide counters (calls, failures, time),
 //! read by `symalias.torch.stats`.
@@ -36,13 +27,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
-use symalias::io::{prepare_guards, GuardDoc};
 use symalias::{Call, CallInput, CallTensor, View};
 
+use crate::check_kinds::{AnyCheck, Base, Check};
 use crate::tensors::{call, int, ints, Method};
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -70,43 +59,6 @@ pub fn reset_check_counters() {
 
 /// Entries a partition's memo keeps before it starts afresh.
 const MEMO_LIMIT: usize = 4096;
-
-/// What a static synthetic base bakes in.
-enum Base {
-    /// The autograd base's sizes, strides, offset and dtype.
-    Autograd {
-        sizes: Vec<i64>,
-        strides: Vec<i64>,
-        offset: i64,
-        dtype: Py<PyAny>,
-    },
-    /// No autograd base: the storage's size in bytes.
-    Storage(i64),
-}
-
-enum Fact {
-    OneStorage(Vec<usize>),
-    Partition {
-        members: Vec<usize>,
-        merged: bool,
-        symbolic: bool,
-        names: Vec<String>,
-        guards: Box<symalias::GuardSet>,
-        memo: Mutex<HashMap<Vec<i64>, bool>>,
-    },
-    Pins {
-        offsets: Vec<(usize, i64)>,
-        base: Option<(usize, Base)>,
-    },
-    Cross {
-        members: Vec<usize>,
-        groups: Vec<u32>,
-        mutated: Vec<bool>,
-    },
-    /// No member overlaps itself (mutated inputs whose non-overlap was not
-    /// proved for all shapes).
-    NoSelfOverlap(Vec<usize>),
-}
 
 /// What one call read of each tensor (lazily, at most once).
 struct Reads<'py> {
@@ -200,19 +152,11 @@ impl<'py> Reads<'py> {
     }
 }
 
-impl Fact {
+impl Check {
     fn holds(&self, r: &mut Reads<'_>) -> PyResult<bool> {
         match self {
-            Fact::OneStorage(members) => {
-                let first = r.storage(members[0])?;
-                for &i in &members[1..] {
-                    if r.storage(i)? != first {
-                        return Ok(false);
-                    }
-                }
-                Ok(true)
-            }
-            Fact::Partition {
+            Check::OneStorage(members) => one_storage(members, r),
+            Check::Partition {
                 members,
                 merged,
                 symbolic,
@@ -246,23 +190,7 @@ impl Fact {
                         views.push(r.view(i)?);
                     }
                 }
-                let call = Call {
-                    inputs: views
-                        .into_iter()
-                        .enumerate()
-                        .map(|(k, view)| CallInput {
-                            source: names[k].clone(),
-                            tensor: Some(CallTensor {
-                                object: k.to_string(),
-                                storage: key[k].to_string(),
-                                view,
-                                dtype: None,
-                            }),
-                            value: None,
-                        })
-                        .collect(),
-                };
-                let ok = matches!(guards.check(&call), Ok(o) if o.passed());
+                let ok = partition_holds(guards, names, &key, views);
                 let mut memo = memo.lock().expect("memo lock");
                 if memo.len() >= MEMO_LIMIT {
                     memo.clear();
@@ -270,7 +198,7 @@ impl Fact {
                 memo.insert(key, ok);
                 Ok(ok)
             }
-            Fact::Pins { offsets, base } => {
+            Check::Pin { offsets, base } => {
                 for &(i, want) in offsets {
                     if r.offset(i)? != want {
                         return Ok(false);
@@ -281,40 +209,84 @@ impl Fact {
                     Some((i, want)) => base_holds(&r.tensor(*i)?, want),
                 }
             }
-            Fact::NoSelfOverlap(members) => {
-                for &i in members {
-                    let v = r.view(i)?;
-                    let verdict =
-                        symalias::overlap::internal_overlap(&v, symalias::overlap::DEFAULT_BUDGET);
-                    if verdict.may_overlap() {
-                        return Ok(false);
-                    }
-                }
-                Ok(true)
-            }
-            Fact::Cross {
+            Check::NoSelfOverlap(members) => no_self_overlap(members, r),
+            Check::CrossStorage {
                 members,
                 groups,
                 mutated,
-            } => {
-                // Per run-time storage: its first compile-time group, whether
-                // it holds another, whether one of them was mutated.
-                let mut seen: HashMap<i64, (u32, bool, bool)> =
-                    HashMap::with_capacity(members.len());
-                for (k, &i) in members.iter().enumerate() {
-                    let g = groups[k];
-                    let m = mutated[g as usize];
-                    let e = seen.entry(r.storage(i)?).or_insert((g, false, false));
-                    e.1 |= e.0 != g;
-                    e.2 |= m;
-                    if e.1 && e.2 {
-                        return Ok(false);
-                    }
-                }
-                Ok(true)
-            }
+            } => cross_storage(members, groups, mutated, r),
         }
     }
+}
+
+fn one_storage(members: &[usize], r: &mut Reads<'_>) -> PyResult<bool> {
+    let first = r.storage(members[0])?;
+    for &i in &members[1..] {
+        if r.storage(i)? != first {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The partition's guards on one call's views (`key`: each member's first
+/// member of its storage, first).
+fn partition_holds(
+    guards: &symalias::GuardSet,
+    names: &[String],
+    key: &[i64],
+    views: Vec<View>,
+) -> bool {
+    let call = Call {
+        inputs: views
+            .into_iter()
+            .enumerate()
+            .map(|(k, view)| CallInput {
+                source: names[k].clone(),
+                tensor: Some(CallTensor {
+                    object: k.to_string(),
+                    storage: key[k].to_string(),
+                    view,
+                    dtype: None,
+                }),
+                value: None,
+            })
+            .collect(),
+    };
+    matches!(guards.check(&call), Ok(o) if o.passed())
+}
+
+fn no_self_overlap(members: &[usize], r: &mut Reads<'_>) -> PyResult<bool> {
+    for &i in members {
+        let v = r.view(i)?;
+        let verdict = symalias::overlap::internal_overlap(&v, symalias::overlap::DEFAULT_BUDGET);
+        if verdict.may_overlap() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn cross_storage(
+    members: &[usize],
+    groups: &[u32],
+    mutated: &[bool],
+    r: &mut Reads<'_>,
+) -> PyResult<bool> {
+    // Per run-time storage: its first compile-time group, whether it holds
+    // another, whether one of them was mutated.
+    let mut seen: HashMap<i64, (u32, bool, bool)> = HashMap::with_capacity(members.len());
+    for (k, &i) in members.iter().enumerate() {
+        let g = groups[k];
+        let m = mutated[g as usize];
+        let e = seen.entry(r.storage(i)?).or_insert((g, false, false));
+        e.1 |= e.0 != g;
+        e.2 |= m;
+        if e.1 && e.2 {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn base_holds(t: &Bound<'_, PyAny>, want: &Base) -> PyResult<bool> {
@@ -350,101 +322,6 @@ fn base_holds(t: &Bound<'_, PyAny>, want: &Base) -> PyResult<bool> {
     }
 }
 
-fn bad(what: &str) -> PyErr {
-    crate::error::at_field("fact", what)
-}
-
-fn parse_fact(n: usize, fact: &Bound<'_, PyAny>) -> PyResult<Fact> {
-    let tuple = fact.cast::<PyTuple>()?;
-    let kind: String = tuple.get_item(0)?.extract()?;
-    let index = |i: usize| {
-        if i < n {
-            Ok(i)
-        } else {
-            Err(bad(&format!(
-                "tensor index {i} out of range (the frame has {n})"
-            )))
-        }
-    };
-    let members = |k: usize| -> PyResult<Vec<usize>> {
-        let m: Vec<usize> = tuple.get_item(k)?.extract()?;
-        if m.is_empty() {
-            return Err(bad("no members"));
-        }
-        m.into_iter().map(index).collect()
-    };
-    match kind.as_str() {
-        "one_storage" => Ok(Fact::OneStorage(members(1)?)),
-        "no_self_overlap" => Ok(Fact::NoSelfOverlap(members(1)?)),
-        "partition" => {
-            let members = members(1)?;
-            let names: Vec<String> = tuple.get_item(4)?.extract()?;
-            if names.len() != members.len() {
-                return Err(bad("one name per member"));
-            }
-            let guards = tuple.get_item(5)?;
-            let docs: Vec<GuardDoc> = match guards.cast::<crate::decide::Decision>() {
-                Ok(d) => d.get().partition_guards(),
-                Err(_) => serde_json::from_str(&guards.extract::<String>()?)
-                    .map_err(|e| bad(&format!("guards: {e}")))?,
-            };
-            let guards = prepare_guards(&docs, &BTreeMap::new())
-                .map_err(|e| bad(&format!("guards: {e}")))?;
-            Ok(Fact::Partition {
-                members,
-                merged: tuple.get_item(2)?.extract()?,
-                symbolic: tuple.get_item(3)?.extract()?,
-                names,
-                guards: Box::new(guards),
-                memo: Mutex::new(HashMap::new()),
-            })
-        }
-        "pins" => {
-            let offsets: Vec<(usize, i64)> = tuple.get_item(1)?.extract()?;
-            let offsets = offsets
-                .into_iter()
-                .map(|(i, o)| Ok((index(i)?, o)))
-                .collect::<PyResult<_>>()?;
-            let base = tuple.get_item(2)?;
-            let base = if base.is_none() {
-                None
-            } else {
-                let (i, sig): (usize, Bound<'_, PyTuple>) = base.extract()?;
-                let what: String = sig.get_item(0)?.extract()?;
-                let b = match what.as_str() {
-                    "storage" => Base::Storage(sig.get_item(1)?.extract()?),
-                    "base" => Base::Autograd {
-                        sizes: sig.get_item(1)?.extract()?,
-                        strides: sig.get_item(2)?.extract()?,
-                        offset: sig.get_item(3)?.extract()?,
-                        dtype: sig.get_item(4)?.unbind(),
-                    },
-                    other => return Err(bad(&format!("unknown base signature {other:?}"))),
-                };
-                Some((index(i)?, b))
-            };
-            Ok(Fact::Pins { offsets, base })
-        }
-        "cross" => {
-            let members = members(1)?;
-            let groups: Vec<u32> = tuple.get_item(2)?.extract()?;
-            let mutated: Vec<bool> = tuple.get_item(3)?.extract()?;
-            if groups.len() != members.len() || groups.iter().any(|&g| g as usize >= mutated.len())
-            {
-                return Err(bad(
-                    "cross: one group per member, each with a mutation flag",
-                ));
-            }
-            Ok(Fact::Cross {
-                members,
-                groups,
-                mutated,
-            })
-        }
-        other => Err(bad(&format!("unknown kind {other:?}"))),
-    }
-}
-
 /// One step from the frame's locals to a tensor.
 enum Step {
     Item(Py<PyAny>),
@@ -461,22 +338,27 @@ fn parse_path(path: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Step>>> {
         steps.push(match kind.as_str() {
             "item" => Step::Item(key.unbind()),
             "attr" => Step::Attr(key.cast_into::<PyString>()?.unbind()),
-            other => return Err(bad(&format!("unknown path step {other:?}"))),
+            other => {
+                return Err(crate::error::at_field(
+                    "paths",
+                    format!("unknown path step {other:?}"),
+                ))
+            }
         });
     }
     Ok(Some(steps))
 }
 
 /// Every run-time fact of one compiled frame, checked in one call.
-#[pyclass(module = "symalias._native", frozen, weakref)]
-pub struct FrameCheck {
+#[pyclass(module = "symalias._native", name = "FrameCheck", frozen, weakref)]
+pub struct PyFrameCheck {
     /// Per tensor: its path from the locals, or None (passed by the code).
     paths: Vec<Option<Vec<Step>>>,
     passed: usize,
-    facts: Vec<Fact>,
+    checks: Vec<Check>,
 }
 
-impl FrameCheck {
+impl PyFrameCheck {
     /// The frame's tensors: from `locals` by path, the others from `args`;
     /// None where a path no longer leads to a value (the frame's structure
     /// changed). Err only when the guard's code passed the wrong count.
@@ -524,36 +406,34 @@ impl FrameCheck {
     /// are not what the guard's code passes.
     fn first_failing(&self, locals: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>) -> Option<usize> {
         let Ok(tensors) = self.tensors(locals, args) else {
-            return Some(0).filter(|_| !self.facts.is_empty());
+            return Some(0).filter(|_| !self.checks.is_empty());
         };
         let mut reads = Reads::new(tensors);
-        self.facts
+        self.checks
             .iter()
             .position(|f| !matches!(f.holds(&mut reads), Ok(true)))
     }
 }
 
 #[pymethods]
-impl FrameCheck {
+impl PyFrameCheck {
     /// The frame's tensors, one path each (a list of `("item", key)` /
     /// `("attr", name)` steps from the frame's locals, or None for a tensor
-    /// the guard's code passes), and the facts naming them by index, each a
-    /// tuple: `("one_storage", members)`,
-    /// `("partition", members, merged, symbolic, names, guards)` (guards: a
-    /// `Decision`, whose partition they state, or a JSON list),
-    /// `("pins", [(index, offset)], base)`, `("cross", members, groups, mutated)`.
+    /// the guard's code passes), and the checks naming them by slot (the
+    /// classes of `check_kinds`).
     #[new]
-    fn new(paths: Vec<Bound<'_, PyAny>>, facts: Vec<Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (paths, checks))]
+    fn new(paths: Vec<Bound<'_, PyAny>>, checks: Vec<AnyCheck<'_>>) -> PyResult<Self> {
         let paths = paths.iter().map(parse_path).collect::<PyResult<Vec<_>>>()?;
         let n = paths.len();
-        let facts = facts
-            .iter()
-            .map(|f| parse_fact(n, f))
+        let checks = checks
+            .into_iter()
+            .map(|c| c.into_check(n))
             .collect::<PyResult<_>>()?;
-        Ok(FrameCheck {
+        Ok(PyFrameCheck {
             passed: paths.iter().filter(|p| p.is_none()).count(),
             paths,
-            facts,
+            checks,
         })
     }
 
@@ -582,23 +462,23 @@ impl FrameCheck {
     /// Whether fact `k` alone holds (false where it cannot be read); not
     /// counted (the recompile reason's evaluation).
     #[pyo3(signature = (k, locals, *tensors))]
-    fn fact_holds(
+    fn check_holds(
         &self,
         k: usize,
         locals: &Bound<'_, PyAny>,
         tensors: &Bound<'_, PyTuple>,
     ) -> PyResult<bool> {
-        let fact = self
-            .facts
+        let check = self
+            .checks
             .get(k)
-            .ok_or_else(|| PyValueError::new_err(format!("FrameCheck: no fact {k}")))?;
+            .ok_or_else(|| PyValueError::new_err(format!("FrameCheck: no check {k}")))?;
         let Ok(tensors) = self.tensors(locals, tensors) else {
             return Ok(false);
         };
-        Ok(matches!(fact.holds(&mut Reads::new(tensors)), Ok(true)))
+        Ok(matches!(check.holds(&mut Reads::new(tensors)), Ok(true)))
     }
 
     fn __len__(&self) -> usize {
-        self.facts.len()
+        self.checks.len()
     }
 }

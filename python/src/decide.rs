@@ -2,15 +2,14 @@
 //! real or fake, with SymInt layouts — in Rust, answered by the engine's
 //! typed API, returned as a `Decision` object: no documents, no JSON.
 //!
-//! A SymInt is read without guarding, as `symalias._tensors` does: a node
-//! that is a constant gives its int; otherwise its expression's text (a
+//! A SymInt is read without guarding (the one SymInt reader of the
+//! package): a node that is a constant gives its int; otherwise its expression's text (a
 //! symbol's name directly, anything else printed once per expression) and,
 //! per free symbol, its hint, range and source from the ShapeEnv's tables.
 //! Never a comparison on a SymInt (that would add a ShapeEnv guard).
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyInt, PyTuple};
 use std::collections::BTreeMap;
 use symalias::analysis::{Analyzer, AnalyzerOptions};
@@ -19,19 +18,8 @@ use symalias::io::{
     TensorSpec,
 };
 
-use crate::tensors::{call, Method};
+use crate::tensors::{call, check_strided, Method};
 use crate::{input_error, on_large_stack};
-
-/// `symalias._tensors`, looked up once.
-static TENSORS_MODULE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-
-fn tensors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    Ok(TENSORS_MODULE
-        .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-            Ok(py.import("symalias._tensors")?.into_any().unbind())
-        })?
-        .bind(py))
-}
 
 /// The symbols met while reading one group.
 struct Symbols<'py> {
@@ -40,6 +28,8 @@ struct Symbols<'py> {
     text: Bound<'py, PyDict>,
     /// The ShapeEnv's hint table, found on the first symbol.
     hints: Option<Bound<'py, PyAny>>,
+    /// Each SymInt is read as its value at the hints (no symbols declared).
+    hints_only: bool,
 }
 
 /// A sympy bound as an i64; None for an infinity or anything else.
@@ -58,12 +48,10 @@ fn bound(v: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
 }
 
 impl<'py> Symbols<'py> {
-    fn declare(&mut self, shape_env: &Bound<'py, PyAny>, s: &Bound<'py, PyAny>) -> PyResult<()> {
-        let py = s.py();
-        let name: String = s.getattr(intern!(py, "name"))?.extract()?;
-        if self.docs.contains_key(&name) {
-            return Ok(());
-        }
+    /// The ShapeEnv's hint table (`backed_var_to_val` where torch has it,
+    /// else `var_to_val`), read once.
+    fn hints(&mut self, shape_env: &Bound<'py, PyAny>) -> PyResult<&Bound<'py, PyAny>> {
+        let py = shape_env.py();
         if self.hints.is_none() {
             let backed = shape_env
                 .getattr(intern!(py, "backed_var_to_val"))
@@ -74,17 +62,18 @@ impl<'py> Symbols<'py> {
                 None => shape_env.getattr(intern!(py, "var_to_val"))?,
             });
         }
-        let hints = self.hints.as_ref().expect("hints were just found");
-        let hint = match hints.get_item(s) {
+        Ok(self.hints.as_ref().expect("hints were just found"))
+    }
+
+    fn declare(&mut self, shape_env: &Bound<'py, PyAny>, s: &Bound<'py, PyAny>) -> PyResult<()> {
+        let py = s.py();
+        let name: String = s.getattr(intern!(py, "name"))?.extract()?;
+        if self.docs.contains_key(&name) {
+            return Ok(());
+        }
+        let hint = match self.hints(shape_env)?.get_item(s) {
             Ok(h) => h,
-            Err(_) => {
-                let err = tensors_module(py)?
-                    .getattr("UnbackedSymbolError")?
-                    .call1((format!(
-                        "symbol {name} is data-dependent (unbacked): it has no example value"
-                    ),))?;
-                return Err(PyErr::from_value(err));
-            }
+            Err(_) => return Err(crate::error::unbacked(&format!("symbol {name} is"))),
         };
         let hint: i64 = py.get_type::<PyInt>().call1((hint,))?.extract()?;
         let mut doc = SymbolSpec {
@@ -130,6 +119,9 @@ impl<'py> Symbols<'py> {
             return Ok((ExprField::Int(v.extract()?), true));
         }
         let shape_env = node.getattr(intern!(py, "shape_env"))?;
+        if self.hints_only {
+            return Ok((ExprField::Int(self.at_hints(&shape_env, &expr)?), true));
+        }
         let text: String = if expr.getattr(intern!(py, "is_Symbol"))?.is_truthy()? {
             self.declare(&shape_env, &expr)?;
             expr.getattr(intern!(py, "name"))?.extract()?
@@ -144,16 +136,46 @@ impl<'py> Symbols<'py> {
     }
 }
 
+impl<'py> Symbols<'py> {
+    /// `expr`'s value at its symbols' hints (the hint-only mode).
+    fn at_hints(
+        &mut self,
+        shape_env: &Bound<'py, PyAny>,
+        expr: &Bound<'py, PyAny>,
+    ) -> PyResult<i64> {
+        let py = expr.py();
+        let hints = self.hints(shape_env)?.clone();
+        let values = PyDict::new(py);
+        let mut missing = Vec::new();
+        for s in expr.getattr(intern!(py, "free_symbols"))?.try_iter()? {
+            let s = s?;
+            match hints.get_item(&s) {
+                Ok(h) => values.set_item(&s, h)?,
+                Err(_) => missing.push(s.getattr(intern!(py, "name"))?.extract::<String>()?),
+            }
+        }
+        if !missing.is_empty() {
+            missing.sort();
+            return Err(crate::error::unbacked(&format!(
+                "symbols {} are",
+                missing.join(", ")
+            )));
+        }
+        let v = expr.call_method1(intern!(py, "xreplace"), (values,))?;
+        py.get_type::<PyInt>().call1((v,))?.extract()
+    }
+}
+
 /// The overlap decision of one storage group (see the module doc).
-#[pyclass(module = "symalias._native", frozen)]
-pub struct Decision {
+#[pyclass(module = "symalias._native", name = "Decision", frozen)]
+pub struct PyDecision {
     result: OverlapResult,
     offsets: Vec<Option<i64>>,
     symbolic: bool,
     names: Vec<String>,
 }
 
-impl Decision {
+impl PyDecision {
     /// The guards that state the partition at run time: the result's
     /// StorageOverlap guards, or the partition itself by source.
     pub(crate) fn partition_guards(&self) -> Vec<GuardDoc> {
@@ -185,7 +207,7 @@ impl Decision {
 }
 
 #[pymethods]
-impl Decision {
+impl PyDecision {
     /// Indices of the tensors that overlap another, at the hints.
     #[getter]
     fn overlapping(&self) -> Vec<usize> {
@@ -253,16 +275,15 @@ impl Decision {
     }
 
     /// The whole typed result (pairs, witnesses, guards), built natively.
-    fn result(&self) -> PyResult<crate::results::OverlapResult> {
-        crate::results::OverlapResult::new(self.result.clone())
+    fn result(&self) -> PyResult<crate::results::PyOverlapResult> {
+        crate::results::PyOverlapResult::new(self.result.clone())
     }
 }
 
-/// Shows `t` to the package's validator the first time its type is met (a
-/// `TypeError` naming it for what has no strided storage). Per-tensor
-/// properties (sparse layouts, nestedness) are not read up front: reading
-/// such a tensor's layout fails, and the failure is shown to the validator
-/// (`located`).
+/// Shows `t` to the validator (`tensors::check_strided`) the first time
+/// its type is met. Per-tensor properties (sparse layouts, nestedness) are
+/// not read up front: reading such a tensor's layout fails, and the failure
+/// is shown to the validator (`refused`).
 fn check_type(
     t: &Bound<'_, PyAny>,
     i: usize,
@@ -270,9 +291,7 @@ fn check_type(
 ) -> PyResult<()> {
     let ty = t.get_type().as_type_ptr();
     if !seen.contains(&ty) {
-        tensors_module(t.py())?
-            .getattr("check_one")?
-            .call1((t, i))?;
+        check_strided(t, i)?;
         seen.push(ty);
     }
     Ok(())
@@ -281,9 +300,9 @@ fn check_type(
 /// The validator's verdict on `tensors[i]` after reading it failed with
 /// `e` (its `TypeError`), else `e`.
 fn located(t: &Bound<'_, PyAny>, i: usize, e: PyErr) -> PyErr {
-    match tensors_module(t.py()).and_then(|m| m.getattr("check_one")?.call1((t, i))) {
+    match check_strided(t, i) {
         Err(refusal) => refusal,
-        Ok(_) => e,
+        Ok(()) => e,
     }
 }
 
@@ -305,18 +324,21 @@ fn fields<'py>(
 
 /// Decides one storage group of torch tensors (`sources`: their names in
 /// guards): the exact overlapping indices at the hints and, with `prove`
-/// and symbols, whether the classification holds for all shapes.
+/// and symbols, whether the classification holds for all shapes. With
+/// `hints_only`, each SymInt is read as its value at the hints (a concrete
+/// case: no symbols, no proof).
 /// Raises `TypeError` for what is not a strided tensor,
 /// `DifferentStoragesError` when the tensors are not views of one storage,
 /// `UnbackedSymbolError` for a data-dependent symbol.
 #[pyfunction]
-#[pyo3(signature = (tensors, sources, *, prove = true))]
+#[pyo3(signature = (tensors, sources, *, prove = true, hints_only = false))]
 pub fn decide(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
     sources: Vec<String>,
     prove: bool,
-) -> PyResult<Decision> {
+    hints_only: bool,
+) -> PyResult<PyDecision> {
     let tensors: Vec<Bound<'_, PyAny>> = tensors.try_iter()?.collect::<PyResult<_>>()?;
     if sources.len() != tensors.len() {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
@@ -331,10 +353,7 @@ pub fn decide(
         check_type(t, i, &mut seen)?;
         let s = call(py, t, Method::UntypedStorage).map_err(|e| located(t, i, e))?;
         if !storages.is_empty() && !s.is(&storages[0]) {
-            let err = tensors_module(py)?
-                .getattr("DifferentStoragesError")?
-                .call_method1("at", (i,))?;
-            return Err(PyErr::from_value(err));
+            return Err(crate::error::different_storages(i));
         }
         storages.push(s);
     }
@@ -342,6 +361,7 @@ pub fn decide(
         docs: BTreeMap::new(),
         text: PyDict::new(py),
         hints: None,
+        hints_only,
     };
     let mut symbolic = false;
     let mut specs = Vec::with_capacity(tensors.len());
@@ -380,7 +400,7 @@ pub fn decide(
         run_overlap_case(&case, &mut Analyzer::new(opts), false)
     })?
     .map_err(input_error)?;
-    Ok(Decision {
+    Ok(PyDecision {
         result,
         offsets,
         symbolic,

@@ -2,16 +2,49 @@
 //! pydantic-core's errors): `message` (what is wrong), `field` (the field
 //! path, e.g. `tensors[1].sizes[0]`), `case_id` (the document's `id`). Its
 //! text is the engine's located message (`io::InputError`'s rendering),
-//! the same as the CLI's without the line number.
+//! the same as the CLI's without the line number. The errors the torch
+//! readers raise are defined here too (`UnbackedSymbolError`,
+//! `DifferentStoragesError`, both `ValueError`s), so that the binding never
+//! imports the package above it.
 
+use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use symalias::io::InputError as EngineInputError;
 
+create_exception!(
+    symalias._native,
+    UnbackedSymbolError,
+    PyValueError,
+    "A layout uses a data-dependent (unbacked) symbol: no hint to decide at."
+);
+create_exception!(
+    symalias._native,
+    DifferentStoragesError,
+    PyValueError,
+    "The tensors are not all views of one storage."
+);
+
+/// `tensors[0]` and `tensors[other]` are views of different storages.
+pub(crate) fn different_storages(other: usize) -> PyErr {
+    DifferentStoragesError::new_err(format!(
+        "tensors[0] and tensors[{other}] are views of different storages; \
+         compute_overlapping_tensors compares views of one storage \
+         (group the tensors by storage first)"
+    ))
+}
+
+/// A symbol (or symbols: `what`) without a hint.
+pub(crate) fn unbacked(what: &str) -> PyErr {
+    UnbackedSymbolError::new_err(format!(
+        "{what} data-dependent (unbacked): it has no example value"
+    ))
+}
+
 /// Bad input: the message names the case and the field, as the CLI's does;
 /// `message`, `field` and `case_id` hold the parts.
 #[pyclass(extends = PyValueError, module = "symalias._native", name = "InputError", frozen)]
-pub(crate) struct InputError {
+pub(crate) struct PyInputError {
     /// What is wrong.
     #[pyo3(get)]
     message: String,
@@ -25,7 +58,7 @@ pub(crate) struct InputError {
 }
 
 #[pymethods]
-impl InputError {
+impl PyInputError {
     /// An error from its parts, positional (`ValueError.__init__` takes no
     /// keywords); its text is rendered as the engine's.
     #[new]
@@ -38,7 +71,7 @@ impl InputError {
             message: message.clone(),
         }
         .to_string();
-        InputError {
+        PyInputError {
             message,
             field,
             case_id,
@@ -62,7 +95,7 @@ pub(crate) fn located(e: EngineInputError) -> PyErr {
         ..e.clone()
     }
     .to_string();
-    raise(InputError {
+    raise(PyInputError {
         message: e.message,
         field: e.field,
         case_id: e.id,
@@ -75,7 +108,7 @@ pub(crate) fn located(e: EngineInputError) -> PyErr {
 pub(crate) fn at_field(field: impl Into<String>, message: impl std::fmt::Display) -> PyErr {
     let field = field.into();
     let message = message.to_string();
-    raise(InputError {
+    raise(PyInputError {
         text: format!("{field}: {message}"),
         message,
         field: Some(field),
@@ -85,7 +118,7 @@ pub(crate) fn at_field(field: impl Into<String>, message: impl std::fmt::Display
 
 /// An error with no field (an expression that does not parse).
 pub(crate) fn plain(message: String) -> PyErr {
-    raise(InputError {
+    raise(PyInputError {
         text: message.clone(),
         message,
         field: None,
@@ -93,7 +126,7 @@ pub(crate) fn plain(message: String) -> PyErr {
     })
 }
 
-fn raise(e: InputError) -> PyErr {
+fn raise(e: PyInputError) -> PyErr {
     Python::attach(|py| match Bound::new(py, e) {
         Ok(obj) => PyErr::from_value(obj.into_any()),
         Err(err) => err,

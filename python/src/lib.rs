@@ -20,21 +20,21 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use symalias::analysis::{Analyzer, AnalyzerOptions};
 use symalias::io::{
-    load_env, load_expr, parse_line, prepare_guards, run_overlap_case, run_program, ExprCase,
-    GuardDoc, InputError as EngineInputError, OutcomeDoc, OverlapCase, ProgramDoc,
+    load_env, load_expr, prepare_guards, run_overlap_case, run_program, ExprCase, GuardDoc,
+    InputError as EngineInputError, OutcomeDoc, OverlapCase, ProgramDoc,
 };
 use symalias::simplify::{simplify as engine_simplify, Limits, SimplifyOptions};
 use symalias::Call;
 
+mod check_kinds;
 mod checks;
 mod decide;
+mod document;
 mod error;
 mod results;
 mod tensors;
 
-use results::{Outcome, OverlapResult, ProgramResult, SimplifyResult};
-
-use error::InputError;
+use results::{PyOutcome, PyOverlapResult, PyProgramResult, PySimplifyResult};
 
 /// Stack an analysis runs on (the CLI's batch workers' size): a fresh
 /// segment per call, mapped lazily (only the pages used are touched).
@@ -67,18 +67,20 @@ fn input_error(e: EngineInputError) -> PyErr {
     error::located(e)
 }
 
-/// One FORMATS document through the engine on a large stack: parsed into `T`
-/// (errors located by field), answered by `answer`; an error carries the
-/// document's id and no line number (a Python call has no lines).
-fn answer_document<T: serde::de::DeserializeOwned, R: Send>(
+/// One FORMATS document (JSON text, or Python objects: `document::read`,
+/// the one road) through the engine: converted on a large stack, answered
+/// by `answer` with the GIL released; an error carries the document's id
+/// and no line number (a Python call has no lines).
+fn answer_document<T: serde::de::DeserializeOwned + Send, R: Send>(
     py: Python<'_>,
-    text: String,
+    doc: &Bound<'_, PyAny>,
     answer: impl FnOnce(T) -> Result<R, EngineInputError> + Send,
 ) -> PyResult<R> {
+    let read = stacker::grow(ANALYSIS_STACK, || document::read::<T>(doc));
+    let id = read.id;
+    let value = read.value.map_err(input_error)?;
     on_large_stack(py, move || {
-        let parsed = parse_line::<T>(1, &text);
-        let id = parsed.id;
-        parsed.value.and_then(answer).map_err(|mut e| {
+        answer(value).map_err(|mut e| {
             e.id = e.id.or(id);
             e.line = None;
             e
@@ -98,9 +100,7 @@ fn time_limit(ms: Option<u64>, default: Duration) -> Duration {
 /// Answers one overlap case (FORMATS.md §3: JSON text, or the document as
 /// Python objects — a dict of lists, strings and ints — converted natively):
 /// the exact classification at the hints, and for symbolic cases whether it
-/// is proved for all shapes, with the guards that keep it true. A document
-/// given as objects that does not convert is answered through the JSON
-/// road, whose errors name the case and field.
+/// is proved for all shapes, with the guards that keep it true.
 #[pyfunction]
 #[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None))]
 fn overlap(
@@ -111,38 +111,12 @@ fn overlap(
     time_limit_ms: Option<u64>,
     budget: Option<u64>,
     max_listed_pairs: Option<usize>,
-) -> PyResult<OverlapResult> {
+) -> PyResult<PyOverlapResult> {
     let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
-    let answer = move |case: OverlapCase| run_overlap_case(&case, &mut Analyzer::new(opts), false);
-    let typed: OverlapCase = match case.extract::<String>() {
-        Ok(text) => return OverlapResult::new(answer_document(py, text, answer)?),
-        Err(_) => match pythonize::depythonize(case) {
-            Ok(c) => c,
-            // The located error (or, rarely, an answer) of the JSON road.
-            Err(_) => {
-                let text = dumped(case, ("symalias", "_document"))?;
-                return OverlapResult::new(answer_document(py, text, answer)?);
-            }
-        },
-    };
-    let id = typed.id.clone();
-    let doc = on_large_stack(py, move || answer(typed))?.map_err(|mut e| {
-        e.id = e.id.take().or(Some(id));
-        e.line = None;
-        input_error(e)
+    let doc = answer_document(py, case, move |case: OverlapCase| {
+        run_overlap_case(&case, &mut Analyzer::new(opts), false)
     })?;
-    OverlapResult::new(doc)
-}
-
-/// A document given as Python objects that did not convert, as JSON text
-/// (`dump`: module and function), for the JSON road whose errors name the
-/// field.
-fn dumped(doc: &Bound<'_, PyAny>, dump: (&str, &str)) -> PyResult<String> {
-    doc.py()
-        .import(dump.0)?
-        .getattr(dump.1)?
-        .call1((doc,))?
-        .extract()
+    PyOverlapResult::new(doc)
 }
 
 /// The analyzer's options from the binding's keyword arguments.
@@ -171,15 +145,16 @@ fn analyzer_options(
     opts
 }
 
-/// Analyses one program (FORMATS.md §5, one JSON document): its result.
+/// Analyses one program (FORMATS.md §5: JSON text or Python objects): its
+/// result.
 #[pyfunction]
 #[pyo3(signature = (program, *, time_limit_ms = None, max_intermediate_bases = None))]
 fn analyze(
     py: Python<'_>,
-    program: String,
+    program: &Bound<'_, PyAny>,
     time_limit_ms: Option<u64>,
     max_intermediate_bases: Option<usize>,
-) -> PyResult<ProgramResult> {
+) -> PyResult<PyProgramResult> {
     let doc = answer_document(py, program, move |doc: ProgramDoc| {
         let mut opts = AnalyzerOptions::default();
         opts.proof.time_limit = time_limit(time_limit_ms, opts.proof.time_limit);
@@ -188,14 +163,18 @@ fn analyze(
         }
         run_program(&doc, &mut Analyzer::new(opts))
     })?;
-    ProgramResult::new(doc)
+    PyProgramResult::new(doc)
 }
 
-/// Simplifies one expression case (FORMATS.md §4): the expression, its
-/// sizes and the rewriting's stop reason.
+/// Simplifies one expression case (FORMATS.md §4: JSON text or Python
+/// objects): the expression, its sizes and the rewriting's stop reason.
 #[pyfunction]
 #[pyo3(signature = (case, *, time_limit_ms = None))]
-fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResult<SimplifyResult> {
+fn simplify(
+    py: Python<'_>,
+    case: &Bound<'_, PyAny>,
+    time_limit_ms: Option<u64>,
+) -> PyResult<PySimplifyResult> {
     let start = std::time::Instant::now();
     answer_document(py, case, move |case: ExprCase| {
         let mut scope = load_env(&case.symbols, &case.assumptions)?;
@@ -208,7 +187,7 @@ fn simplify(py: Python<'_>, case: String, time_limit_ms: Option<u64>) -> PyResul
             explain: false,
         };
         let s = engine_simplify(&mut scope.pool, &scope.env, e, &opts);
-        Ok(SimplifyResult {
+        Ok(PySimplifyResult {
             id: case.id,
             expr: scope.pool.display(s.expr).to_string(),
             size_in: s.size_in,
@@ -241,8 +220,9 @@ fn render_guards(
     guards: &Bound<'_, PyAny>,
     symbols: Option<BTreeMap<String, String>>,
 ) -> PyResult<Vec<String>> {
-    let docs: Vec<GuardDoc> =
-        pythonize::depythonize(guards).map_err(|e| error::at_field("guards", e))?;
+    let docs: Vec<GuardDoc> = document::read(guards)
+        .value
+        .map_err(|e| error::at_field("guards", e))?;
     let mut pool = symalias::ExprPool::new();
     let guards = symalias::io::load_guards(&mut pool, &docs).map_err(input_error)?;
     let symbols = symbols.unwrap_or_default();
@@ -253,14 +233,14 @@ fn render_guards(
 }
 
 /// A guard list prepared once for checking many calls (FORMATS.md §6).
-#[pyclass(module = "symalias._native", frozen)]
-struct GuardSet {
+#[pyclass(module = "symalias._native", name = "GuardSet", frozen)]
+struct PyGuardSet {
     set: symalias::GuardSet,
     count: usize,
 }
 
 #[pymethods]
-impl GuardSet {
+impl PyGuardSet {
     /// Prepares the `guards` (and `symbols`: name → source) of a result: an
     /// `OverlapResult` or `ProgramResult`, or a result document as JSON text
     /// or as Python objects (converted natively).
@@ -274,46 +254,36 @@ impl GuardSet {
         }
         let prepare = |guards: &[GuardDoc], symbols: &BTreeMap<String, String>| {
             let set = prepare_guards(guards, symbols).map_err(input_error)?;
-            Ok(GuardSet {
+            Ok(PyGuardSet {
                 set,
                 count: guards.len(),
             })
         };
-        if let Ok(r) = result.cast::<OverlapResult>() {
+        if let Ok(r) = result.cast::<PyOverlapResult>() {
             let doc = r.get().doc();
             return prepare(&doc.guards, &doc.symbols);
         }
-        if let Ok(r) = result.cast::<ProgramResult>() {
+        if let Ok(r) = result.cast::<PyProgramResult>() {
             let (guards, symbols) = r.get().guard_docs();
             return prepare(guards, symbols);
         }
-        let doc: Doc = match result.extract::<String>() {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| error::at_field("result", e))?,
-            Err(_) => pythonize::depythonize(result).map_err(|e| error::at_field("result", e))?,
-        };
+        let doc: Doc = document::read(result)
+            .value
+            .map_err(|e| error::at_field("result", e))?;
         prepare(&doc.guards, &doc.symbols.unwrap_or_default())
     }
 
     /// Checks the guards on one call (FORMATS.md §6: JSON text, or
     /// `{"inputs": [...]}` as Python objects, converted natively): pass, or
-    /// the first failing guard and why. A call given as objects that does
-    /// not convert is checked through the JSON road, whose error names the
-    /// field.
-    fn check(&self, py: Python<'_>, call: &Bound<'_, PyAny>) -> PyResult<Outcome> {
-        let typed: Call = match call.extract::<String>() {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| error::at_field("call", e))?,
-            Err(_) => match pythonize::depythonize(call) {
-                Ok(c) => c,
-                Err(_) => {
-                    let text = dumped(call, ("json", "dumps"))?;
-                    serde_json::from_str(&text).map_err(|e| error::at_field("call", e))?
-                }
-            },
-        };
+    /// the first failing guard and why.
+    fn check(&self, py: Python<'_>, call: &Bound<'_, PyAny>) -> PyResult<PyOutcome> {
+        let typed: Call = document::read(call)
+            .value
+            .map_err(|e| error::at_field("call", e))?;
         let outcome = py
             .detach(|| self.set.check(&typed))
             .map_err(|e| error::at_field("call", e))?;
-        Ok(Outcome::from(OutcomeDoc::from(&outcome)))
+        Ok(PyOutcome::from(OutcomeDoc::from(&outcome)))
     }
 
     fn __len__(&self) -> usize {
@@ -324,7 +294,21 @@ impl GuardSet {
 /// The `symalias._native` module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<InputError>()?;
+    let py = m.py();
+    m.add_class::<error::PyInputError>()?;
+    let errors = [
+        (
+            "UnbackedSymbolError",
+            py.get_type::<error::UnbackedSymbolError>(),
+        ),
+        (
+            "DifferentStoragesError",
+            py.get_type::<error::DifferentStoragesError>(),
+        ),
+    ];
+    for (name, ty) in errors {
+        m.add(name, ty)?;
+    }
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(overlap, m)?)?;
     m.add_function(wrap_pyfunction!(render_guards, m)?)?;
@@ -332,18 +316,19 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(tensors::overlapping_tensors, m)?)?;
-    m.add_class::<GuardSet>()?;
-    m.add_class::<OverlapResult>()?;
-    m.add_class::<ProgramResult>()?;
-    m.add_class::<SimplifyResult>()?;
-    m.add_class::<Outcome>()?;
-    m.add_class::<results::Pair>()?;
-    m.add_class::<results::SelfOverlap>()?;
-    m.add_class::<results::Witness>()?;
-    m.add_class::<results::Guard>()?;
+    m.add_class::<PyGuardSet>()?;
+    m.add_class::<PyOverlapResult>()?;
+    m.add_class::<PyProgramResult>()?;
+    m.add_class::<PySimplifyResult>()?;
+    m.add_class::<PyOutcome>()?;
+    m.add_class::<results::PyPair>()?;
+    m.add_class::<results::PySelfOverlap>()?;
+    m.add_class::<results::PyWitness>()?;
+    m.add_class::<results::PyGuard>()?;
     m.add_function(wrap_pyfunction!(results::restore, m)?)?;
-    m.add_class::<checks::FrameCheck>()?;
-    m.add_class::<decide::Decision>()?;
+    m.add_class::<checks::PyFrameCheck>()?;
+    check_kinds::register(m)?;
+    m.add_class::<decide::PyDecision>()?;
     m.add_function(wrap_pyfunction!(decide::decide, m)?)?;
     m.add_function(wrap_pyfunction!(checks::check_counters, m)?)?;
     m.add_function(wrap_pyfunction!(checks::reset_check_counters, m)?)?;

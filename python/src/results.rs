@@ -80,6 +80,8 @@ type Reduced<'py> = (Bound<'py, PyAny>, (&'static str, String));
 /// Pickling (and `copy`): every result class is rebuilt by `restore` from
 /// its state's JSON text.
 fn reduce<'py>(py: Python<'py>, kind: &'static str, state: String) -> PyResult<Reduced<'py>> {
+    // This module's own `restore` (pickle finds a function by its module
+    // and name, so it must be the module's object).
     let restore = py.import("symalias._native")?.getattr("restore")?;
     Ok((restore, (kind, state)))
 }
@@ -100,18 +102,18 @@ pub(crate) fn restore(py: Python<'_>, kind: &str, state: &str) -> PyResult<Py<Py
         }};
     }
     match kind {
-        "Witness" => make!(Witness),
-        "Pair" => make!(Pair),
-        "SelfOverlap" => make!(SelfOverlap),
-        "Guard" => make!(Guard),
-        "SimplifyResult" => make!(SimplifyResult),
-        "Outcome" => make!(Outcome),
+        "Witness" => make!(PyWitness),
+        "Pair" => make!(PyPair),
+        "SelfOverlap" => make!(PySelfOverlap),
+        "Guard" => make!(PyGuard),
+        "SimplifyResult" => make!(PySimplifyResult),
+        "Outcome" => make!(PyOutcome),
         "OverlapResult" => {
             let doc = serde_json::from_str(state).map_err(|e| error::at_field("state", e))?;
-            Ok(Py::new(py, OverlapResult::new(doc)?)?.into_any())
+            Ok(Py::new(py, PyOverlapResult::new(doc)?)?.into_any())
         }
         "ProgramResult" => {
-            Ok(Py::new(py, ProgramResult::from_json(state.to_string())?)?.into_any())
+            Ok(Py::new(py, PyProgramResult::from_json(state.to_string())?)?.into_any())
         }
         _ => Err(error::at_field("kind", format!("no result class `{kind}`"))),
     }
@@ -126,9 +128,9 @@ fn proof_word(p: &symalias::Proof) -> String {
 }
 
 /// A byte both tensors of a pair reach, and the indices reaching it.
-#[pyclass(module = "symalias._native", frozen, eq, hash)]
+#[pyclass(module = "symalias._native", name = "Witness", frozen, eq, hash)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Witness {
+pub struct PyWitness {
     /// The shared byte address (storage offset in bytes).
     #[pyo3(get)]
     address: i64,
@@ -136,9 +138,9 @@ pub struct Witness {
     index_b: Vec<i64>,
 }
 
-impl From<&WitnessDoc> for Witness {
+impl From<&WitnessDoc> for PyWitness {
     fn from(w: &WitnessDoc) -> Self {
-        Witness {
+        PyWitness {
             address: w.address,
             index_a: w.index_a.clone(),
             index_b: w.index_b.clone(),
@@ -147,7 +149,7 @@ impl From<&WitnessDoc> for Witness {
 }
 
 #[pymethods]
-impl Witness {
+impl PyWitness {
     /// The index into the first tensor.
     #[getter]
     fn index_a<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -176,9 +178,9 @@ impl Witness {
 
 /// One listed pair: overlapping at the hints (or undecided), and how sure:
 /// `proved`, `refuted`, `hint_only` or `unknown`.
-#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[pyclass(module = "symalias._native", name = "Pair", frozen, eq, hash, get_all)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Pair {
+pub struct PyPair {
     /// The first tensor's index.
     a: usize,
     /// The second tensor's index (`a < b`).
@@ -188,23 +190,23 @@ pub struct Pair {
     /// How sure, for every allowed shape.
     proof: String,
     /// A shared byte, for an overlapping pair.
-    witness: Option<Witness>,
+    witness: Option<PyWitness>,
 }
 
-impl From<&PairDoc> for Pair {
+impl From<&PairDoc> for PyPair {
     fn from(p: &PairDoc) -> Self {
-        Pair {
+        PyPair {
             a: p.a,
             b: p.b,
             overlap: p.overlap,
             proof: proof_word(&p.proof),
-            witness: p.witness.as_ref().map(Witness::from),
+            witness: p.witness.as_ref().map(PyWitness::from),
         }
     }
 }
 
 #[pymethods]
-impl Pair {
+impl PyPair {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         reduce(py, "Pair", state(self))
     }
@@ -218,7 +220,7 @@ impl Pair {
             self.proof,
             self.witness
                 .as_ref()
-                .map_or("None".to_string(), Witness::__repr__)
+                .map_or("None".to_string(), PyWitness::__repr__)
         )
     }
 }
@@ -226,9 +228,16 @@ impl Pair {
 /// One tensor's overlap with itself (two of its own indices reach one
 /// byte): at the hints, and how sure for all shapes (`proved`, `refuted`,
 /// `hint_only`, `unknown`). Both indices of the witness index this tensor.
-#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[pyclass(
+    module = "symalias._native",
+    name = "SelfOverlap",
+    frozen,
+    eq,
+    hash,
+    get_all
+)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct SelfOverlap {
+pub struct PySelfOverlap {
     /// The tensor's index.
     tensor: usize,
     /// It overlaps itself at the hints.
@@ -236,25 +245,25 @@ pub struct SelfOverlap {
     /// How sure, for every allowed shape.
     proof: String,
     /// Two indices reaching one byte, when it overlaps itself.
-    witness: Option<Witness>,
+    witness: Option<PyWitness>,
     /// An allowed shape at which the verdict at the hints changes.
     counterexample: Option<BTreeMap<String, i64>>,
 }
 
-impl From<&SelfOverlapResult> for SelfOverlap {
+impl From<&SelfOverlapResult> for PySelfOverlap {
     fn from(s: &SelfOverlapResult) -> Self {
-        SelfOverlap {
+        PySelfOverlap {
             tensor: s.tensor,
             overlap: s.overlap,
             proof: proof_word(&s.proof),
-            witness: s.witness.as_ref().map(Witness::from),
+            witness: s.witness.as_ref().map(PyWitness::from),
             counterexample: s.counterexample.clone(),
         }
     }
 }
 
 #[pymethods]
-impl SelfOverlap {
+impl PySelfOverlap {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         reduce(py, "SelfOverlap", state(self))
     }
@@ -268,7 +277,7 @@ impl SelfOverlap {
             me.proof,
             me.witness
                 .as_ref()
-                .map_or("None".to_string(), Witness::__repr__),
+                .map_or("None".to_string(), PyWitness::__repr__),
             repr(&slf.getattr("counterexample")?)?
         ))
     }
@@ -278,9 +287,9 @@ impl SelfOverlap {
 /// `duplicate_input`, ...), its text in PyTorch's form (rendered by the
 /// engine: `check_overlapping(...)`, `L['a'] is L['b']`, the shape
 /// expression), its fields, and why the analysis depends on it.
-#[pyclass(module = "symalias._native", frozen, eq)]
+#[pyclass(module = "symalias._native", name = "Guard", frozen, eq)]
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Guard {
+pub struct PyGuard {
     /// The guard's kind, as in the result document.
     #[pyo3(get)]
     kind: String,
@@ -294,7 +303,7 @@ pub struct Guard {
 }
 
 /// The guards of a result document, each with the engine's text.
-pub(crate) fn guards_of(docs: &[GuardDoc]) -> PyResult<Vec<Guard>> {
+pub(crate) fn guards_of(docs: &[GuardDoc]) -> PyResult<Vec<PyGuard>> {
     let mut pool = symalias::ExprPool::new();
     let loaded = symalias::io::load_guards(&mut pool, docs).map_err(error::located)?;
     let none = BTreeMap::new();
@@ -311,7 +320,7 @@ pub(crate) fn guards_of(docs: &[GuardDoc]) -> PyResult<Vec<Guard>> {
             };
             fields.remove("reason");
             fields.remove("fast_path");
-            Ok(Guard {
+            Ok(PyGuard {
                 kind,
                 text: g.kind.render(&pool, &none),
                 fields,
@@ -322,7 +331,7 @@ pub(crate) fn guards_of(docs: &[GuardDoc]) -> PyResult<Vec<Guard>> {
 }
 
 #[pymethods]
-impl Guard {
+impl PyGuard {
     /// The condition's fields (sources, expressions, layouts), as in the
     /// result document.
     #[getter]
@@ -347,18 +356,18 @@ impl Guard {
 }
 
 /// The answer for one group of views of one storage (docs/FORMATS.md §3).
-#[pyclass(module = "symalias._native", frozen, eq)]
+#[pyclass(module = "symalias._native", name = "OverlapResult", frozen, eq)]
 #[derive(Clone, Debug, PartialEq)]
-pub struct OverlapResult {
+pub struct PyOverlapResult {
     doc: symalias::io::OverlapResult,
-    guards: Vec<Guard>,
+    guards: Vec<PyGuard>,
 }
 
-impl OverlapResult {
+impl PyOverlapResult {
     /// The typed result of a result document.
     pub(crate) fn new(doc: symalias::io::OverlapResult) -> PyResult<Self> {
         let guards = guards_of(&doc.guards)?;
-        Ok(OverlapResult { doc, guards })
+        Ok(PyOverlapResult { doc, guards })
     }
 
     /// The document (for `GuardSet`).
@@ -368,7 +377,7 @@ impl OverlapResult {
 }
 
 #[pymethods]
-impl OverlapResult {
+impl PyOverlapResult {
     /// The case's id.
     #[getter]
     fn id(&self) -> &str {
@@ -403,7 +412,7 @@ impl OverlapResult {
     /// (unless `pairs_left_out` is not zero).
     #[getter]
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        tuple(py, self.doc.pairs.iter().map(Pair::from))
+        tuple(py, self.doc.pairs.iter().map(PyPair::from))
     }
 
     /// Candidate pairs inside an already connected component, neither
@@ -441,7 +450,7 @@ impl OverlapResult {
     /// proved for all shapes; a tensor not listed overlaps itself nowhere.
     #[getter]
     fn self_overlap<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        tuple(py, self.doc.self_overlap.iter().map(SelfOverlap::from))
+        tuple(py, self.doc.self_overlap.iter().map(PySelfOverlap::from))
     }
 
     /// The result line as JSON text (what the CLI prints for this case).
@@ -472,9 +481,9 @@ impl OverlapResult {
 }
 
 /// The result document of `analyze` (docs/FORMATS.md §5).
-#[pyclass(module = "symalias._native", frozen, eq)]
+#[pyclass(module = "symalias._native", name = "ProgramResult", frozen, eq)]
 #[derive(Clone, Debug, PartialEq)]
-pub struct ProgramResult {
+pub struct PyProgramResult {
     /// The document's text, as the CLI prints it.
     json: String,
     /// The same document, read back (what the getters convert).
@@ -482,13 +491,13 @@ pub struct ProgramResult {
     /// Its guards and symbols (for `GuardSet`).
     guard_docs: Vec<GuardDoc>,
     symbols: BTreeMap<String, String>,
-    guards: Vec<Guard>,
+    guards: Vec<PyGuard>,
 }
 
-impl ProgramResult {
+impl PyProgramResult {
     /// The typed result of a result document.
     pub(crate) fn new(doc: symalias::io::ProgramResult) -> PyResult<Self> {
-        ProgramResult::from_json(crate::to_json(&doc))
+        PyProgramResult::from_json(crate::to_json(&doc))
     }
 
     /// The typed result of a result document's text.
@@ -504,7 +513,7 @@ impl ProgramResult {
         let part: Guarded =
             serde_json::from_value(value.clone()).map_err(|e| error::at_field("result", e))?;
         let guards = guards_of(&part.guards)?;
-        Ok(ProgramResult {
+        Ok(PyProgramResult {
             json,
             value,
             guard_docs: part.guards,
@@ -533,7 +542,7 @@ impl ProgramResult {
 }
 
 #[pymethods]
-impl ProgramResult {
+impl PyProgramResult {
     /// The program's id.
     #[getter]
     fn id(&self) -> &str {
@@ -614,9 +623,16 @@ impl ProgramResult {
 }
 
 /// A simplified expression (docs/FORMATS.md §4) and why the rewriting stopped.
-#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[pyclass(
+    module = "symalias._native",
+    name = "SimplifyResult",
+    frozen,
+    eq,
+    hash,
+    get_all
+)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct SimplifyResult {
+pub struct PySimplifyResult {
     /// The case's id.
     pub(crate) id: String,
     /// The simplified expression, in canonical form.
@@ -632,7 +648,7 @@ pub struct SimplifyResult {
 }
 
 #[pymethods]
-impl SimplifyResult {
+impl PySimplifyResult {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         reduce(py, "SimplifyResult", state(self))
     }
@@ -651,9 +667,16 @@ impl SimplifyResult {
 }
 
 /// A guard check: pass, or the first failing guard and why.
-#[pyclass(module = "symalias._native", frozen, eq, hash, get_all)]
+#[pyclass(
+    module = "symalias._native",
+    name = "Outcome",
+    frozen,
+    eq,
+    hash,
+    get_all
+)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct Outcome {
+pub struct PyOutcome {
     /// Every guard holds.
     passed: bool,
     /// The first failing guard's text.
@@ -662,9 +685,9 @@ pub struct Outcome {
     reason: Option<String>,
 }
 
-impl From<OutcomeDoc> for Outcome {
+impl From<OutcomeDoc> for PyOutcome {
     fn from(o: OutcomeDoc) -> Self {
-        Outcome {
+        PyOutcome {
             passed: o.pass,
             failed: o.failed,
             reason: o.reason,
@@ -673,7 +696,7 @@ impl From<OutcomeDoc> for Outcome {
 }
 
 #[pymethods]
-impl Outcome {
+impl PyOutcome {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py>> {
         reduce(py, "Outcome", state(self))
     }

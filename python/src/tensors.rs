@@ -8,18 +8,17 @@
 //! storage, and the call holds the first one while it compares); a
 //! tensor whose layout holds a SymInt makes the whole call answer `None`
 //! (the caller takes the symbolic path). Objects of another type than
-//! `torch.Tensor` are first shown to the package's validator, which refuses
-//! what has no strided storage with a `TypeError` naming the index.
+//! `torch.Tensor` are first shown to the validator (`check_strided`), which
+//! refuses what has no strided storage with a `TypeError` naming the index.
 
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyInt, PyTuple, PyType};
 use symalias::layout::ViewRef;
 use symalias::overlap::{overlapping_views, DEFAULT_BUDGET};
 
-/// `torch.Tensor`, looked up once.
-static TENSOR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 /// The unbound methods of `torch._C.TensorBase` read per tensor, in the
 /// order of [`Method`], looked up once (calling a descriptor skips the
 /// attribute lookup a method call by name does on every tensor).
@@ -54,9 +53,6 @@ pub(crate) fn call<'py>(
     })?;
     methods[method as usize].bind(py).call1((t,))
 }
-
-/// `symalias._tensors.check_one`, looked up once.
-static CHECK_ONE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// What reading one tensor gave: its storage object, or `None` when a
 /// layout field holds a SymInt.
@@ -95,24 +91,70 @@ fn push_ints(obj: &Bound<'_, PyAny>, out: &mut Vec<i64>) -> PyResult<bool> {
     Ok(true)
 }
 
-/// The validator's verdict on `tensors[i]` (a `TypeError` naming it), else
-/// the error reading it gave, located.
-fn refused(py: Python<'_>, t: &Bound<'_, PyAny>, i: usize, e: PyErr) -> PyErr {
-    match check_one(py, t, i) {
-        Err(refusal) => refusal,
-        Ok(()) => PyTypeError::new_err(format!("tensors[{i}]: {}", e.value(py))),
-    }
+/// The torch objects the validator compares with, looked up once:
+/// `torch.Tensor` and `torch.strided`.
+static TORCH: PyOnceLock<(Py<PyType>, Py<PyAny>)> = PyOnceLock::new();
+
+fn tensor_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    Ok(torch_objects(py)?.0.bind(py))
 }
 
-fn check_one(py: Python<'_>, t: &Bound<'_, PyAny>, i: usize) -> PyResult<()> {
-    let check = CHECK_ONE.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py
-            .import("symalias._tensors")?
-            .getattr("check_one")?
-            .unbind())
-    })?;
-    check.bind(py).call1((t, i))?;
+fn torch_objects(py: Python<'_>) -> PyResult<&(Py<PyType>, Py<PyAny>)> {
+    TORCH.get_or_try_init(py, || -> PyResult<(Py<PyType>, Py<PyAny>)> {
+        let torch = py.import("torch")?;
+        let tensor = torch.getattr("Tensor")?.cast_into::<PyType>()?.unbind();
+        Ok((tensor, torch.getattr("strided")?.unbind()))
+    })
+}
+
+/// Refuses, with a `TypeError` naming `tensors[i]`, what has no strided
+/// storage read through its own sizes and strides: non-tensors, nested and
+/// non-strided (sparse, …) tensors, and traceable wrapper subclasses (their
+/// memory lives in their inner tensors; the test is torch 2.15's
+/// `is_traceable_wrapper_subclass`: a subclass whose type has
+/// `__tensor_flatten__` and `__tensor_unflatten__`). Meta tensors and
+/// FakeTensors pass: a layout is metadata, storages compare by identity.
+pub(crate) fn check_strided(t: &Bound<'_, PyAny>, i: usize) -> PyResult<()> {
+    let py = t.py();
+    let (tensor, strided) = torch_objects(py)?;
+    let ty = t.get_type();
+    if !t.is_instance(tensor.bind(py))? {
+        return Err(PyTypeError::new_err(format!(
+            "tensors[{i}] is {}, not a torch.Tensor",
+            ty.name()?
+        )));
+    }
+    if t.getattr(intern!(py, "is_nested"))?.is_truthy()? {
+        return Err(PyTypeError::new_err(format!(
+            "tensors[{i}] is a nested tensor: it has no single strided layout"
+        )));
+    }
+    let layout = t.getattr(intern!(py, "layout"))?;
+    if !layout.is(strided.bind(py)) {
+        return Err(PyTypeError::new_err(format!(
+            "tensors[{i}] has layout {}: only strided tensors have sizes and strides over a storage",
+            layout.str()?
+        )));
+    }
+    if !ty.is(tensor.bind(py))
+        && ty.hasattr(intern!(py, "__tensor_flatten__"))?
+        && ty.hasattr(intern!(py, "__tensor_unflatten__"))?
+    {
+        return Err(PyTypeError::new_err(format!(
+            "tensors[{i}] is a {}, a wrapper subclass: its memory lives in its inner tensors (pass those)",
+            ty.name()?
+        )));
+    }
     Ok(())
+}
+
+/// The validator's verdict on `tensors[i]` after reading it failed with
+/// `e` (a `TypeError` naming it), else `e` located at `tensors[i]`.
+pub(crate) fn refused(t: &Bound<'_, PyAny>, i: usize, e: PyErr) -> PyErr {
+    match check_strided(t, i) {
+        Err(refusal) => refusal,
+        Ok(()) => PyTypeError::new_err(format!("tensors[{i}]: {}", e.value(t.py()))),
+    }
 }
 
 /// Reads `t` (the `i`-th tensor): sizes then strides appended to `buf`, its
@@ -124,17 +166,10 @@ fn read<'py>(
     buf: &mut Vec<i64>,
     heads: &mut Vec<Head>,
 ) -> PyResult<Read<'py>> {
-    let tensor = TENSOR.get_or_try_init(py, || -> PyResult<Py<PyType>> {
-        Ok(py
-            .import("torch")?
-            .getattr("Tensor")?
-            .cast_into::<PyType>()?
-            .unbind())
-    })?;
-    if !t.get_type().is(tensor.bind(py)) {
-        check_one(py, t, i)?;
+    if !t.get_type().is(tensor_type(py)?) {
+        check_strided(t, i)?;
     }
-    let located = |e: PyErr| refused(py, t, i, e);
+    let located = |e: PyErr| refused(t, i, e);
     let sizes = call(py, t, Method::Size).map_err(located)?;
     let strides = call(py, t, Method::Stride).map_err(located)?;
     let mark = buf.len();
@@ -158,14 +193,14 @@ fn read<'py>(
     Ok(Some(storage))
 }
 
-/// The overlapping indices of concrete tensors of one storage, ascending:
-/// `(overlapping, None)`; `([], i)` when `tensors[i]` is in another storage
-/// than `tensors[0]`; `None` when a layout holds a SymInt.
+/// The overlapping indices of concrete tensors of one storage, ascending;
+/// `None` when a layout holds a SymInt. Raises `DifferentStoragesError`
+/// when `tensors[i]` is in another storage than `tensors[0]`.
 #[pyfunction]
 pub fn overlapping_tensors(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
-) -> PyResult<Option<(Vec<usize>, Option<usize>)>> {
+) -> PyResult<Option<Vec<usize>>> {
     // Sizes and strides of every tensor in one buffer, views borrowed from it.
     let mut buf: Vec<i64> = Vec::new();
     let mut heads: Vec<Head> = Vec::new();
@@ -178,7 +213,7 @@ pub fn overlapping_tensors(
             .get_or_insert_with(|| storage.clone())
             .is(&storage)
         {
-            return Ok(Some((Vec::new(), Some(i))));
+            return Err(crate::error::different_storages(i));
         }
     }
     let mut views = Vec::with_capacity(heads.len());
@@ -195,8 +230,7 @@ pub fn overlapping_tensors(
             .map_err(|e| crate::error::at_field(format!("tensors[{i}]"), e))?;
         views.push(v);
     }
-    Ok(Some((
+    Ok(Some(
         py.detach(|| overlapping_views(&views, DEFAULT_BUDGET)),
-        None,
-    )))
+    ))
 }

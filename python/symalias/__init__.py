@@ -17,8 +17,6 @@ documents in Rust). ``symalias.torch`` plugs it into ``torch.compile``.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
@@ -132,35 +130,6 @@ def _sequence(xs: Any, what: str) -> Sequence[Any]:
     return list(xs)
 
 
-def _not_finite(doc: Any, path: str) -> tuple[str, float] | None:
-    """The first float that JSON cannot carry (NaN, infinity), with its path."""
-    if isinstance(doc, float) and not math.isfinite(doc):
-        return path, doc
-    items: Iterable[tuple[str, Any]] = ()
-    if isinstance(doc, dict):
-        items = ((f"{path}.{k}" if path else str(k), v) for k, v in doc.items())
-    elif isinstance(doc, list):
-        items = ((f"{path}[{k}]", v) for k, v in enumerate(doc))
-    for p, v in items:
-        found = _not_finite(v, p)
-        if found:
-            return found
-    return None
-
-
-def _document(doc: dict[str, Any]) -> str:
-    """A FORMATS document as JSON text; a value JSON cannot carry is an
-    ``InputError`` naming the case and the field, as the engine's are."""
-    try:
-        return json.dumps(doc, allow_nan=False)
-    except ValueError:
-        found = _not_finite(doc, "")
-        if found is None:
-            raise
-        path, value = found
-        raise InputError(f"{value} is not a number the engine can take", path, str(doc.get("id", "case"))) from None
-
-
 def overlap(
     tensors: Sequence[TensorLayout | Mapping[str, Any]],
     symbols: Mapping[str, Symbol | Mapping[str, Any]] | None = None,
@@ -222,8 +191,7 @@ def analyze(
     """Runs the AOT metadata passes on a program (FORMATS.md §5: a mapping or
     its JSON text): duplicate removal, synthetic bases, overlap, signature,
     guards. Raises ``InputError`` on bad input."""
-    text = program if isinstance(program, str) else json.dumps(program)
-    return _native.analyze(text, time_limit_ms=time_limit_ms, max_intermediate_bases=max_intermediate_bases)
+    return _native.analyze(program, time_limit_ms=time_limit_ms, max_intermediate_bases=max_intermediate_bases)
 
 
 def simplify(
@@ -244,7 +212,7 @@ def simplify(
         "assumptions": list(assumptions),
         "expr": expr,
     }
-    return _native.simplify(_document(case), time_limit_ms=time_limit_ms)
+    return _native.simplify(case, time_limit_ms=time_limit_ms)
 
 
 def parse(expr: str) -> str:
@@ -305,37 +273,26 @@ def overlap_tensors(
 ) -> OverlapResult:
     """``overlap`` on torch tensors (real or fake) of one storage: layouts,
     element sizes and, for SymInt layouts, symbols with their hints, ranges and
-    sources read from the ShapeEnv (without adding guards)."""
-    from ._tensors import case_of, check_sequence
-
-    if not symbolic:
-        return _answer_case(case_of(tensors, symbolic=False, sources=sources), prove=prove)
-    tensors = check_sequence(tensors)
+    sources read from the ShapeEnv (without adding guards); with
+    ``symbolic=False`` each SymInt is read as its value at the hints."""
+    tensors = _tensors.check_sequence(tensors)
     names = list(sources) if sources is not None else [f"tensors[{i}]" for i in range(len(tensors))]
-    return _native.decide(tensors, names, prove=prove).result()
-
-
-def _answer_case(case: dict[str, Any], *, prove: bool) -> OverlapResult:
-    """An overlap case built from tensors, answered (a proof only when it has
-    symbols: a concrete case is decided exactly)."""
-    return _native.overlap(_document(case), prove=prove and bool(case["symbols"]))
+    return _native.decide(tensors, names, prove=prove, hints_only=not symbolic).result()
 
 
 def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     """Drop-in for ``torch._C._dynamo.guards.compute_overlapping_tensors``:
     the indices of the tensors whose memory overlaps another's, exactly (at
     the hints for SymInt layouts). Tensors of different storages are refused
-    (``ValueError``): torch's function assumes one storage without checking.
-    Concrete layouts are read and decided natively (no documents)."""
+    (``DifferentStoragesError``, a ``ValueError``): torch's function assumes
+    one storage without checking. Concrete layouts are read and decided
+    natively (no documents)."""
     if type(tensors) is not list and type(tensors) is not tuple:
         tensors = _tensors.check_sequence(tensors)
     native = _native.overlapping_tensors(tensors)
     if native is None:  # a SymInt layout: the symbolic path
         return set(overlap_tensors(tensors, prove=False, symbolic=symbolic).overlapping)
-    overlapping, other = native
-    if other is not None:
-        raise _tensors.DifferentStoragesError.at(other)
-    return set(overlapping)
+    return set(native)
 
 
 def has_internal_overlap(tensor: Any) -> bool:

@@ -4,23 +4,33 @@ The document functions take a FORMATS.md document (JSON text, or the same
 document as Python objects, converted natively) and return typed result
 objects built natively from the engine's result documents; torch tensors are
 read natively (``overlapping_tensors``, ``decide``, ``FrameCheck``).
-``symalias`` re-exports the result classes."""
+``symalias`` re-exports the result classes. The run-time checks of
+``symalias.torch`` are typed classes with keyword constructors
+(``OneStorageCheck``, ``PartitionCheck``, ``PinCheck``,
+``CrossStorageCheck``, ``NoSelfOverlapCheck``), which ``FrameCheck`` takes."""
 
 from collections.abc import Mapping, Sequence
-from typing import Any, final
+from typing import Any, Literal, Self, TypeAlias, final
 
 __all__ = [
+    "CrossStorageCheck",
     "Decision",
+    "DifferentStoragesError",
     "FrameCheck",
     "Guard",
     "GuardSet",
     "InputError",
+    "NoSelfOverlapCheck",
+    "OneStorageCheck",
     "Outcome",
     "OverlapResult",
     "Pair",
+    "PartitionCheck",
+    "PinCheck",
     "ProgramResult",
     "SelfOverlap",
     "SimplifyResult",
+    "UnbackedSymbolError",
     "Witness",
     "__version__",
     "analyze",
@@ -29,6 +39,7 @@ __all__ = [
     "overlap",
     "overlapping_tensors",
     "parse",
+    "rebuild",
     "render_guards",
     "reset_check_counters",
     "restore",
@@ -53,6 +64,12 @@ class InputError(ValueError):
     @property
     def case_id(self) -> str | None:
         """The document's ``id``, when known."""
+
+class UnbackedSymbolError(ValueError):
+    """A layout uses a data-dependent (unbacked) symbol: no hint to decide at."""
+
+class DifferentStoragesError(ValueError):
+    """The tensors are not all views of one storage."""
 
 @final
 class Witness:
@@ -227,14 +244,14 @@ def overlap(
     """One overlap case (FORMATS.md §3; JSON text or Python objects) -> its result."""
 
 def analyze(
-    program: str,
+    program: str | Mapping[str, Any],
     *,
     time_limit_ms: int | None = None,
     max_intermediate_bases: int | None = None,
 ) -> ProgramResult:
     """One analysis program (FORMATS.md §5) -> its result."""
 
-def simplify(case: str, *, time_limit_ms: int | None = None) -> SimplifyResult:
+def simplify(case: str | Mapping[str, Any], *, time_limit_ms: int | None = None) -> SimplifyResult:
     """One expression case (FORMATS.md §4) -> the simplified expression and the stop reason."""
 
 def parse(expr: str) -> str:
@@ -243,12 +260,12 @@ def parse(expr: str) -> str:
 def restore(kind: str, state: str) -> Any:
     """Rebuilds a result object from what its ``__reduce__`` gave (pickle, ``copy``)."""
 
-def overlapping_tensors(tensors: Sequence[Any]) -> tuple[list[int], int | None] | None:
-    """Concrete torch tensors of one storage -> ``(overlapping indices, None)``,
-    ``([], i)`` when ``tensors[i]`` is in another storage than ``tensors[0]``,
-    or ``None`` when a layout holds a SymInt (take the symbolic path).
-    Raises ``TypeError`` naming the index of a tensor without a strided
-    storage, ``InputError`` for an invalid layout."""
+def overlapping_tensors(tensors: Sequence[Any]) -> list[int] | None:
+    """Concrete torch tensors of one storage -> the overlapping indices, or
+    ``None`` when a layout holds a SymInt (take the symbolic path). Raises
+    ``DifferentStoragesError`` when ``tensors[i]`` is in another storage
+    than ``tensors[0]``, ``TypeError`` naming the index of a tensor without
+    a strided storage, ``InputError`` for an invalid layout."""
 
 def render_guards(guards: Sequence[Mapping[str, Any]], symbols: Mapping[str, str] | None = None) -> list[str]:
     """Each guard of a result's ``guards`` as text, in PyTorch's form
@@ -265,25 +282,118 @@ class GuardSet:
         """One call (FORMATS.md §6; JSON text or ``{"inputs": [...]}``) -> pass, or the failing guard."""
     def __len__(self) -> int: ...
 
+class _MembersCheck:
+    """A check whose only field is its (non-empty) members: frame slots."""
+
+    def __new__(cls, *, members: Sequence[int]) -> Self: ...
+    @property
+    def members(self) -> list[int]: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
+class OneStorageCheck(_MembersCheck):
+    """The members share one storage."""
+
+@final
+class PartitionCheck:
+    """Which members of one storage group overlap, as ``guards`` (a JSON
+    list of guards, e.g. ``Decision.partition_guards_json()``) states it;
+    ``merged``: they must also share one storage; ``symbolic``: whole
+    layouts are read and memoised; ``names``: the members' sources, as the
+    guards name them."""
+
+    def __new__(
+        cls, *, members: Sequence[int], merged: bool, symbolic: bool, names: Sequence[str], guards: str
+    ) -> PartitionCheck: ...
+    @property
+    def members(self) -> list[int]: ...
+    @property
+    def merged(self) -> bool: ...
+    @property
+    def symbolic(self) -> bool: ...
+    @property
+    def names(self) -> list[str]: ...
+    @property
+    def guards(self) -> str: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
+class PinCheck:
+    """Integer storage offsets (``(slot, offset)`` pairs) and, for a static
+    synthetic base at slot ``base_member``, its storage's size
+    (``storage_nbytes``, no autograd base) or its autograd base's layout
+    (all four ``base_*`` keywords)."""
+
+    def __new__(
+        cls,
+        *,
+        offsets: Sequence[tuple[int, int]],
+        base_member: int | None = None,
+        storage_nbytes: int | None = None,
+        base_sizes: Sequence[int] | None = None,
+        base_strides: Sequence[int] | None = None,
+        base_offset: int | None = None,
+        base_dtype: Any = None,
+    ) -> PinCheck: ...
+    @property
+    def offsets(self) -> list[tuple[int, int]]: ...
+    @property
+    def base_member(self) -> int | None: ...
+    @property
+    def storage_nbytes(self) -> int | None: ...
+    @property
+    def base_sizes(self) -> list[int] | None: ...
+    @property
+    def base_strides(self) -> list[int] | None: ...
+    @property
+    def base_offset(self) -> int | None: ...
+    @property
+    def base_dtype(self) -> Any: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
+class CrossStorageCheck:
+    """No member of a mutated group shares its storage with a member of
+    another group (``groups``: each member's compile-time group;
+    ``mutated``: per group, whether one of its members is mutated)."""
+
+    def __new__(
+        cls, *, members: Sequence[int], groups: Sequence[int], mutated: Sequence[bool]
+    ) -> CrossStorageCheck: ...
+    @property
+    def members(self) -> list[int]: ...
+    @property
+    def groups(self) -> list[int]: ...
+    @property
+    def mutated(self) -> list[bool]: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
+class NoSelfOverlapCheck(_MembersCheck):
+    """No member overlaps itself (decided exactly from its sizes and strides)."""
+
+#: Any run-time check.
+_Check: TypeAlias = OneStorageCheck | PartitionCheck | PinCheck | CrossStorageCheck | NoSelfOverlapCheck
+#: One step from a frame's locals to a value.
+_Step: TypeAlias = tuple[Literal["item", "attr"], Any]
+
+def rebuild(cls: type[Any], kwargs: Mapping[str, Any]) -> Any:
+    """Makes a check class from what its ``__reduce__`` gave (pickle, ``copy``)."""
+
 @final
 class FrameCheck:
-    """Every run-time fact of one compiled frame, checked in one native call
-    (``symalias.torch``). Facts are tuples naming tensors by index:
-    ``("one_storage", members)``,
-    ``("partition", members, merged, symbolic, names, guards)`` (a ``Decision``
-    or a JSON list of guards),
-    ``("pins", [(index, offset)], base)``,
-    ``("cross", members, groups, mutated_by_group)``."""
+    """Every run-time check of one compiled frame, decided in one native
+    call (``symalias.torch``), over the frame's tensors by slot."""
 
-    def __new__(cls, paths: Sequence[Sequence[tuple[str, Any]] | None], facts: Sequence[tuple[Any, ...]]) -> FrameCheck:
-        """``paths``: per tensor, its ``("item", key)`` / ``("attr", name)``
+    def __new__(cls, paths: Sequence[Sequence[_Step] | None], checks: Sequence[_Check]) -> FrameCheck:
+        """``paths``: per slot, its ``("item", key)`` / ``("attr", name)``
         steps from the frame's locals, or None for a tensor passed in the call."""
     def __call__(self, locals: Any, *tensors: Any) -> bool:
-        """True when every fact holds; counted in ``check_counters``."""
+        """True when every check holds; counted in ``check_counters``."""
     def failing(self, locals: Any, *tensors: Any) -> int | None:
-        """The first fact that fails, or None; not counted."""
-    def fact_holds(self, k: int, locals: Any, *tensors: Any) -> bool:
-        """Whether fact ``k`` alone holds; not counted."""
+        """The first check that fails, or None; not counted."""
+    def check_holds(self, k: int, locals: Any, *tensors: Any) -> bool:
+        """Whether check ``k`` alone holds; not counted."""
     def __len__(self) -> int: ...
 
 def check_counters() -> tuple[int, int, int]:
@@ -319,13 +429,14 @@ class Decision:
     def json(self) -> str:
         """The result line (FORMATS.md §3) as JSON text."""
     def partition_guards_json(self) -> str:
-        """The partition it states, as the JSON list of guards that a
-        ``FrameCheck`` ``partition`` fact also takes."""
+        """The partition it states, as the JSON list of guards a
+        ``PartitionCheck`` takes."""
     def result(self) -> OverlapResult:
         """The whole typed result (pairs, witnesses, guards), built natively."""
 
-def decide(tensors: Sequence[Any], sources: Sequence[str], *, prove: bool = True) -> Decision:
+def decide(tensors: Sequence[Any], sources: Sequence[str], *, prove: bool = True, hints_only: bool = False) -> Decision:
     """One storage group of torch tensors (real or fake; SymInt layouts read
-    without guarding) decided natively. Raises ``TypeError`` for what is not
-    a strided tensor, ``DifferentStoragesError`` / ``UnbackedSymbolError``
-    (``symalias._tensors``), ``InputError`` for an invalid layout."""
+    without guarding) decided natively; ``hints_only``: each SymInt read as
+    its value at the hints. Raises ``TypeError`` for what is not a strided
+    tensor, ``DifferentStoragesError`` / ``UnbackedSymbolError``,
+    ``InputError`` for an invalid layout."""

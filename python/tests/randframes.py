@@ -131,14 +131,37 @@ STEP_KINDS = [
 ]
 
 
-def random_step(rng: random.Random, t: Any) -> tuple[Any, ...] | None:
-    """One view step that applies to ``t`` (None when the pick does not)."""
-    d = t.dim()
-    op = rng.choice(STEP_KINDS)
-    if op in ("slice", "select", "unfold", "chunk", "split") and d == 0:
+def _as_strided_step(rng: random.Random, t: Any) -> tuple[Any, ...] | None:
+    """Within the storage from the view's offset on; overlapping (a stride
+    below the inner extent) or not."""
+    room = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
+    rank = rng.randint(1, 2)
+    sizes = [rng.randint(1, 4) for _ in range(rank)]
+    inner = rng.choice([1, 1, 2])
+    strides = [inner] if rank == 1 else [rng.choice([1, sizes[1] * inner, sizes[1] * inner + 1]), inner]
+    extent = sum((s - 1) * st for s, st in zip(sizes, strides)) + 1
+    if extent > room:
         return None
-    dim = rng.randrange(d) if d else 0
-    n = t.shape[dim] if d else 0
+    return ("as_strided", sizes, strides, rng.randrange(room - extent + 1))
+
+
+def _reshape_step(rng: random.Random, d: int, n: int) -> tuple[Any, ...] | None:
+    if d != 1 or n < 4:
+        return None
+    rows = rng.choice([r for r in (2, 3, 4) if n % r == 0] or [1])
+    return ("reshape", (rows, n // rows))
+
+
+def _pieces_step(rng: random.Random, t: Any, op: str, dim: int, n: int) -> tuple[Any, ...] | None:
+    if not n:
+        return None
+    k = rng.randint(1, min(n, 3))
+    pieces = len(t.chunk(k, dim)) if op == "chunk" else -(-n // k)
+    return (op, k, dim, rng.randrange(pieces))
+
+
+def _strided_step(rng: random.Random, op: str, d: int, dim: int, n: int) -> tuple[Any, ...] | None:
+    """The steps that read only the view's rank and one dimension's size."""
     if op == "slice":
         start = rng.randrange(n + 1)
         stop = rng.randrange(start, n + 1)
@@ -152,34 +175,28 @@ def random_step(rng: random.Random, t: Any) -> tuple[Any, ...] | None:
         return ("unfold", dim, size, rng.randint(1, 3)) if n else None
     if op == "diagonal":
         return ("diagonal", rng.randint(-1, 1)) if d >= 2 else None
-    if op == "as_strided":
-        # Within the storage from the view's offset on; overlapping (a stride
-        # below the inner extent) or not.
-        room = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
-        rank = rng.randint(1, 2)
-        sizes = [rng.randint(1, 4) for _ in range(rank)]
-        inner = rng.choice([1, 1, 2])
-        strides = [inner] if rank == 1 else [rng.choice([1, sizes[1] * inner, sizes[1] * inner + 1]), inner]
-        extent = sum((s - 1) * st for s, st in zip(sizes, strides)) + 1
-        if extent > room:
-            return None
-        return ("as_strided", sizes, strides, rng.randrange(room - extent + 1))
-    if op == "view_dtype":
-        return ("view_dtype", rng.choice(VIEW_DTYPES))
-    if op == "reshape":
-        if d != 1 or n < 4:
-            return None
-        rows = rng.choice([r for r in (2, 3, 4) if n % r == 0] or [1])
-        return ("reshape", (rows, n // rows))
-    if op in ("chunk", "split"):
-        if not n:
-            return None
-        k = rng.randint(1, min(n, 3))
-        pieces = len(t.chunk(k, dim)) if op == "chunk" else -(-n // k)
-        return (op, k, dim, rng.randrange(pieces))
     if op == "expand":
         return ("expand", rng.randint(2, 3)) if d <= 2 else None
     return None
+
+
+def random_step(rng: random.Random, t: Any) -> tuple[Any, ...] | None:
+    """One view step that applies to ``t`` (None when the pick does not)."""
+    d = t.dim()
+    op = rng.choice(STEP_KINDS)
+    if op in ("slice", "select", "unfold", "chunk", "split") and d == 0:
+        return None
+    dim = rng.randrange(d) if d else 0
+    n = t.shape[dim] if d else 0
+    if op == "as_strided":
+        return _as_strided_step(rng, t)
+    if op == "view_dtype":
+        return ("view_dtype", rng.choice(VIEW_DTYPES))
+    if op == "reshape":
+        return _reshape_step(rng, d, n)
+    if op in ("chunk", "split"):
+        return _pieces_step(rng, t, op, dim, n)
+    return _strided_step(rng, op, d, dim, n)
 
 
 def random_arg(rng: random.Random, buffers: list[Any], k: int, args: list[Arg], made: list[Any]) -> Arg:

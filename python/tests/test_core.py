@@ -317,3 +317,17 @@ def test_results_are_built_natively_and_mirror_their_document():
         assert type(back) is type(x) and back == x and repr(back) == repr(x)
         assert copy.deepcopy(x) == x
     assert pickle.loads(pickle.dumps(pr)).json == pr.json and pickle.loads(pickle.dumps(r)).json == r.json
+
+
+def test_the_binding_imports_nothing_from_the_package():
+    """``_native`` never calls back into ``symalias``: the only modules its
+    Rust imports are torch's and its own (for pickling)."""
+    import pathlib
+    import re
+
+    src = pathlib.Path(__file__).parents[1] / "src"
+    imported = set()
+    for path in src.glob("*.rs"):
+        imported |= set(re.findall(r'\.import\("([^"]+)"\)', path.read_text()))
+    assert imported, "the scan found no import: it is broken"
+    assert imported <= {"torch", "symalias._native"}, imported

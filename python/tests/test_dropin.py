@@ -195,28 +195,65 @@ def _fake_views(seed: int):
     return shape_env, views
 
 
+def _document_of(views, names, shape_env):
+    """The FORMATS §3 case of fake views, written by the test from the
+    ShapeEnv's tables (the oracle of the native reader)."""
+    symbols = {}
+
+    def field(x):
+        if not isinstance(x, torch.SymInt):
+            return int(x)
+        expr = x.node.expr
+        if expr.is_number:
+            return int(expr)
+        for s in expr.free_symbols:
+            vr = shape_env.var_to_range[s]
+            upper = int(vr.upper) if vr.upper.is_Integer else None  # int_oo: unbounded
+            symbols[s.name] = {
+                "hint": int(shape_env.backed_var_to_val[s]),
+                "min": int(vr.lower),
+                "max": upper,
+                "source": shape_env.var_to_sources[s][0].name,
+            }
+        return str(expr)
+
+    tensors = [
+        {
+            "sizes": [field(x) for x in v.shape],
+            "strides": [field(x) for x in v.stride()],
+            "storage_offset": field(v.storage_offset()),
+            "itemsize": v.element_size(),
+            "source": n,
+        }
+        for v, n in zip(views, names)
+    ]
+    return {"id": "compute_overlapping_tensors", "symbols": symbols, "assumptions": [], "tensors": tensors}
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_native_decision_equals_the_document_path(seed):
     """``_native.decide`` (layouts read in Rust) answers what the documented
-    path answers (``case_of`` -> FORMATS §3 -> the engine), SymInt layouts
-    included, and reads without guarding."""
-    from symalias import _answer_case, _native
-    from symalias._tensors import case_of
+    path answers (a FORMATS §3 case -> the engine), SymInt layouts included,
+    reads without guarding, and its hint-only mode answers the case at the
+    hints."""
+    from symalias import _native
 
     shape_env, views = _fake_views(seed)
     names = [f"L['v{i}']" for i in range(len(views))]
     guards_before = len(shape_env.guards)
     native = json.loads(_native.decide(views, names, prove=True).json())
-    documented = json.loads(_answer_case(case_of(views, sources=names), prove=True).json)
+    doc = _document_of(views, names, shape_env)
+    documented = json.loads(symalias._native.overlap(doc, prove=bool(doc["symbols"])).json)
     for d in (native, documented):
         d.pop("micros")
     assert native == documented
+    at_hints = _native.decide(views, names, prove=True, hints_only=True)
+    assert at_hints.overlapping == native["overlapping"] and at_hints.invariant is True
     assert len(shape_env.guards) == guards_before
 
 
 def test_native_decision_on_real_tensors_and_its_refusals():
     from symalias import _native
-    from symalias._tensors import UnbackedSymbolError  # noqa: F401
 
     x = torch.zeros(20)
     d = _native.decide([x[:5], x[4:9], x[10:]], ["a", "b", "c"])

@@ -49,7 +49,8 @@ def test_cross_storage_fact_agrees_with_its_statement():
         ts = random_frame(rng, n)
         groups = [rng.randint(0, n - 1) for _ in range(n)]
         mutated = [rng.random() < 0.5 for _ in range(n)]
-        check = _native.FrameCheck([None] * n, [("cross", list(range(n)), groups, mutated)])
+        cross = _native.CrossStorageCheck(members=list(range(n)), groups=groups, mutated=mutated)
+        check = _native.FrameCheck([None] * n, [cross])
         assert check({}, *ts) == cross_reference(ts, groups, mutated)
 
 
@@ -58,10 +59,10 @@ def test_one_storage_and_pins_agree_with_their_statements():
     for _ in range(2000):
         n = rng.randint(1, 6)
         ts = random_frame(rng, n)
-        one = _native.FrameCheck([None] * n, [("one_storage", list(range(n)))])
+        one = _native.FrameCheck([None] * n, [_native.OneStorageCheck(members=list(range(n)))])
         assert one({}, *ts) == (len({storage(t) for t in ts}) == 1)
         pins = [(i, rng.randint(0, 3) + ts[i].storage_offset() - 1) for i in range(n) if rng.random() < 0.7]
-        pin = _native.FrameCheck([None] * n, [("pins", pins, None)])
+        pin = _native.FrameCheck([None] * n, [_native.PinCheck(offsets=pins)])
         assert pin({}, *ts) == all(ts[i].storage_offset() == o for i, o in pins)
 
 
@@ -69,13 +70,13 @@ def test_static_base_signature_is_pinned():
     x = torch.zeros(10)
     a = x[2:5]
     sig = _guards.base_signature(a)
-    check = _native.FrameCheck([None], [("pins", [], (0, sig))])
+    check = _native.FrameCheck([None], [_native.PinCheck(offsets=[], base_member=0, **sig)])
     assert check({}, a)
     assert check({}, torch.zeros(10)[2:5])  # another buffer, same base layout
     assert not check({}, torch.zeros(12)[2:5])  # the base's size differs
     assert not check({}, torch.zeros(10, dtype=torch.float64)[2:5])  # its dtype differs
     fresh = torch.zeros(3)
-    own = _native.FrameCheck([None], [("pins", [], (0, _guards.base_signature(fresh)))])
+    own = _native.FrameCheck([None], [_native.PinCheck(offsets=[], base_member=0, **_guards.base_signature(fresh))])
     assert own({}, torch.zeros(3)) and not own({}, torch.zeros(4)) and not own({}, torch.zeros(9)[:3])
 
 
@@ -83,8 +84,10 @@ def test_partition_fact_follows_its_guard_and_memo():
     """Two views of one buffer guarded to stay disjoint: the answer changes
     with the offsets and the storages, also once the memo has seen them."""
     guards = [{"kind": "storage_overlap", "overlapping": [], "non_overlapping": ["L['a']", "L['b']"]}]
-    fact = ("partition", [0, 1], False, False, ["L['a']", "L['b']"], json.dumps(guards))
-    check = _native.FrameCheck([None, None], [fact])
+    partition = _native.PartitionCheck(
+        members=[0, 1], merged=False, symbolic=False, names=["L['a']", "L['b']"], guards=json.dumps(guards)
+    )
+    check = _native.FrameCheck([None, None], [partition])
     x = torch.zeros(20)
     for _ in range(2):
         assert check({}, x[0:5], x[5:10])
@@ -97,7 +100,9 @@ def test_partition_fact_follows_its_guard_and_memo():
 def test_counters_count_every_call_and_its_time():
     _native.reset_check_counters()
     ts = [torch.zeros(2), torch.zeros(2)]
-    check = _native.FrameCheck([None, None], [("cross", [0, 1], [0, 1], [True, False])])
+    check = _native.FrameCheck(
+        [None, None], [_native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, False])]
+    )
     for _ in range(5):
         assert check({}, *ts)
     x = torch.zeros(4)
@@ -106,37 +111,61 @@ def test_counters_count_every_call_and_its_time():
     assert (calls, failures) == (6, 1) and nanos > 0
 
 
-@pytest.mark.parametrize(
-    ("name", "steps"),
-    [
-        ("L['a']", [("item", "a")]),
-        ("L['params'][3]", [("item", "params"), ("item", 3)]),
-        ("L['self'].w", [("item", "self"), ("attr", "w")]),
+def _sources():
+    from torch._dynamo import source as S
+
+    L = S.LocalSource
+    return [
+        (L("a"), [("item", "a")]),
+        (S.GetItemSource(L("params"), 3), [("item", "params"), ("item", 3)]),
+        (S.ListGetItemSource(L("params"), 3), [("item", "params"), ("item", 3)]),
+        (S.AttrSource(L("self"), "w"), [("item", "self"), ("attr", "w")]),
         (
-            "L['self']._modules['lin']._parameters['weight']",
+            S.DictGetItemSource(
+                S.AttrSource(S.DictGetItemSource(S.AttrSource(L("self"), "_modules"), "lin"), "_parameters"), "weight"
+            ),
             [("item", "self"), ("attr", "_modules"), ("item", "lin"), ("attr", "_parameters"), ("item", "weight")],
         ),
-        ("G['x']", None),
-        ("L['a'][1:2]", None),
-        ("f(L['a'])", None),
-        ("L", None),
-    ],
-)
-def test_paths_from_the_frame_locals(name, steps):
-    assert _guards.path(name) == steps
+        (S.AttrSource(S.NNModuleSource(L("self")), "w"), [("item", "self"), ("attr", "w")]),
+        (S.GlobalSource("x"), None),
+        (S.GetItemSource(L("a"), slice(1, 2)), None),
+        (S.GetItemSource(L("a"), 1.5), None),
+        (S.TensorPropertySource(L("a"), S.TensorProperty.SIZE, 0), None),
+    ]
 
 
-def test_paths_fetch_what_the_names_evaluate_to():
+@pytest.mark.parametrize("k", range(10))
+def test_paths_walk_the_source_chain(k):
+    """A source's steps from the frame's locals come from its chain (never
+    from its printed name); a link that is no plain item or attribute step
+    leaves the value to the guard's code."""
+    from symalias.torch import _torch
+
+    source, steps = _sources()[k]
+    assert _torch.path(source) == steps
+
+
+def test_paths_fetch_what_the_sources_evaluate_to():
+    from torch._dynamo import source as S
+
+    from symalias.torch import _torch
+
     class M:
         pass
 
     m = M()
     m.w = torch.zeros(3)  # type: ignore[attr-defined]
     locals_ = {"params": [torch.zeros(2), torch.zeros(2)], "self": m}
-    names = ["L['params'][1]", "L['self'].w"]
-    paths = [_guards.path(n) for n in names]
+    sources = [S.GetItemSource(S.LocalSource("params"), 1), S.AttrSource(S.LocalSource("self"), "w")]
+    paths = [_torch.path(s) for s in sources]
     # The same tensor twice by two paths: one storage.
-    check = _native.FrameCheck([*paths, None], [("one_storage", [0, 2]), ("cross", [0, 1], [0, 1], [True, True])])
+    check = _native.FrameCheck(
+        [*paths, None],
+        [
+            _native.OneStorageCheck(members=[0, 2]),
+            _native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, True]),
+        ],
+    )
     assert check(locals_, locals_["params"][1])
     assert check.failing(locals_, locals_["params"][0]) == 0
 
@@ -155,15 +184,17 @@ def test_a_changed_frame_fails_the_fact_and_never_raises(changed):
     """A guard never raises: where a later call changed the frame's
     structure, the facts that read the changed values fail (a recompile
     whose reason names the fact), counted as failures."""
-    names = ["L['params'][1]", "L['self'].w"]
     check = _native.FrameCheck(
-        [_guards.path(n) for n in names],
-        [("cross", [0, 1], [0, 1], [True, True]), ("no_self_overlap", [1])],
+        [[("item", "params"), ("item", 1)], [("item", "self"), ("attr", "w")]],
+        [
+            _native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, True]),
+            _native.NoSelfOverlapCheck(members=[1]),
+        ],
     )
     _native.reset_check_counters()
     assert check(changed) is False
     assert check.failing(changed) == 0
-    assert not check.fact_holds(0, changed) and not check.fact_holds(1, changed)
+    assert not check.check_holds(0, changed) and not check.check_holds(1, changed)
     assert _native.check_counters()[:2] == (1, 1)
 
 
@@ -172,7 +203,7 @@ def test_why_names_the_failed_fact_of_a_changed_frame():
     a frame whose tensor became ``None``: the words of the fact that reads it."""
     facts = _guards.FrameFacts(
         [_Src("L['a']"), _Src("L['b']")],
-        [("one_storage", [0, 1]), ("no_self_overlap", [1])],
+        [_native.OneStorageCheck(members=[0, 1]), _native.NoSelfOverlapCheck(members=[1])],
         [None, None],
         ["first fact", "second fact"],
     )
@@ -203,14 +234,66 @@ class _Builder:
         self.added = (code, verbose, closure_vars)
 
 
-def test_bad_facts_are_refused_naming_the_fact():
-    with pytest.raises(_native.InputError, match="out of range"):
-        _native.FrameCheck([None], [("one_storage", [0, 1])])
-    with pytest.raises(_native.InputError, match="unknown kind"):
-        _native.FrameCheck([None], [("nope", [0])])
+def test_bad_checks_are_refused_naming_the_class_and_field():
+    with pytest.raises(_native.InputError, match=r"OneStorageCheck.members.*out of range"):
+        _native.FrameCheck([None], [_native.OneStorageCheck(members=[0, 1])])
+    with pytest.raises(_native.InputError, match=r"OneStorageCheck.members.*no members"):
+        _native.OneStorageCheck(members=[])
+    with pytest.raises(_native.InputError, match=r"PartitionCheck.names"):
+        _native.PartitionCheck(members=[0, 1], merged=False, symbolic=False, names=["a"], guards="[]")
+    with pytest.raises(_native.InputError, match=r"PartitionCheck.guards"):
+        _native.PartitionCheck(members=[0], merged=False, symbolic=False, names=["a"], guards='[{"kind": "x"}]')
+    with pytest.raises(_native.InputError, match=r"PinCheck.base_member"):
+        _native.PinCheck(offsets=[], base_member=0)
+    with pytest.raises(_native.InputError, match=r"CrossStorageCheck.groups"):
+        _native.CrossStorageCheck(members=[0, 1], groups=[0, 2], mutated=[True, False])
+    with pytest.raises(TypeError):
+        _native.FrameCheck([None], [("one_storage", [0])])  # no positional tuples
+    with pytest.raises(TypeError):
+        _native.OneStorageCheck([0])  # keywords only
     # The guard's code passing the wrong count is no frame's value: the
     # check fails (a guard never raises).
-    assert _native.FrameCheck([None, None], [("one_storage", [0, 1])])({}, torch.zeros(1)) is False
+    assert _native.FrameCheck([None, None], [_native.OneStorageCheck(members=[0, 1])])({}, torch.zeros(1)) is False
+
+
+def test_checks_pickle_as_what_they_were_made_of():
+    """A saved artifact carries its checks: each kind pickles to an equal
+    check (its fields) that checks the same."""
+    import pickle
+
+    checks = [
+        _native.OneStorageCheck(members=[0, 1]),
+        _native.PartitionCheck(
+            members=[0, 1],
+            merged=True,
+            symbolic=False,
+            names=["a", "b"],
+            guards=json.dumps([{"kind": "storage_overlap", "overlapping": [], "non_overlapping": ["a", "b"]}]),
+        ),
+        _native.PinCheck(offsets=[(0, 3)], base_member=1, **_guards.base_signature(torch.zeros(8)[2:4])),
+        _native.PinCheck(offsets=[], base_member=0, storage_nbytes=32),
+        _native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, False]),
+        _native.NoSelfOverlapCheck(members=[1]),
+    ]
+    import inspect
+
+    def fields(c):
+        """The check's fields: its class's native getters."""
+        return [n for n, v in vars(type(c)).items() if inspect.isgetsetdescriptor(v) and not n.startswith("__")]
+
+    assert len(fields(checks[3])) == 7  # PinCheck: offsets, base member, storage size, base layout
+    for c in checks:
+        back = pickle.loads(pickle.dumps(c))
+        assert type(back) is type(c)
+        assert fields(c), c
+        for f in fields(c):
+            assert getattr(back, f) == getattr(c, f), (c, f)
+    x = torch.zeros(8)
+    args = (x[3:4], x[2:4])
+    for c in checks:
+        assert _native.FrameCheck([None, None], [c])({}, *args) == _native.FrameCheck(
+            [None, None], [pickle.loads(pickle.dumps(c))]
+        )({}, *args)
 
 
 def test_stats_count_the_cross_storage_check(fresh_torch):

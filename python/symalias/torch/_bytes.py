@@ -66,6 +66,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+import torch
+
 from . import _state
 from ._decision import by_storage, decide_group, source_list
 from ._state import EagerFallback
@@ -86,7 +88,6 @@ def _mixed(fwd_inputs: list[Any], group: list[int]) -> bool:
 
 def _groups(fwd_inputs: list[Any]) -> list[list[int]]:
     """Tensor inputs by storage, in order of first appearance."""
-    import torch
 
     idx = [i for i, t in enumerate(fwd_inputs) if isinstance(t, torch.Tensor)]
     return [[idx[j] for j in g] for g in by_storage([fwd_inputs[i] for i in idx])]
@@ -101,25 +102,28 @@ def needs_byte_base(fwd_inputs: list[Any], mutated: list[bool]) -> bool:
 def _torch_base(group: list[Any]) -> Any:
     """torch's synthetic base for a one-dtype group: the members' common
     autograd base, or a tensor over the storage in the first member's dtype."""
-    import torch
 
     bases = [t._base for t in group if t._base is not None]
     if not bases:
-        ex = group[0]
-        b = torch.empty((0,), dtype=ex.dtype, device=ex.device)
-        b.set_(ex.untyped_storage())
-        return b
+        return whole_storage(group[0])
     base = bases[0]
     if any(b is not base for b in bases) or any(t._base is None and t is not base for t in group):
         raise EagerFallback("aliased mutated inputs with different autograd bases", dtypes=False)
     return base
 
 
+def whole_storage(t: Any) -> Any:
+    """A tensor over all of ``t``'s storage, in ``t``'s dtype, from its
+    first element (torch's synthetic base where no autograd base is shared)."""
+    b = torch.empty((0,), dtype=t.dtype, device=t.device)
+    return b.set_(t.untyped_storage())
+
+
 def _extent(t: Any) -> tuple[Any, Any]:
     """The bytes ``[first, end)`` that a non-empty ``t`` spans."""
     k = t.element_size()
-    last = t.storage_offset() + sum((n - 1) * s for n, s in zip(t.size(), t.stride()))
-    return t.storage_offset() * k, (last + 1) * k
+    end = torch._prims_common.compute_required_storage_length(t.size(), t.stride(), t.storage_offset())
+    return t.storage_offset() * k, end * k
 
 
 def hull(members: list[Any], from_zero: bool = False) -> tuple[Any, Any] | None:
@@ -176,7 +180,6 @@ def span_alias(member: Any, first: int, end: int) -> Any:
     storage (``clone_preserve_strides``): of this tensor, that is the
     span, not the user's buffer; and the mutation AOTAutograd applies to
     the base after the call lands in the user's bytes directly."""
-    import torch
 
     t = torch.empty((0,), dtype=torch.uint8, device=member.device)
     return t.set_(member.untyped_storage()[first:end])
@@ -191,14 +194,8 @@ def byte_merge(
     """``merge_view_inputs`` for a frame with a group of mixed dtypes:
     (new inputs, their descriptors, the inner calling convention), in
     torch's conventions (bases first, then the other inputs in order)."""
-    from torch._functorch._aot_autograd.descriptors import (
-        DummyAOTInput,
-        SyntheticBaseAOTInput,
-        ViewBaseAOTInput,
-    )
-
     if descs is None:
-        descs = [DummyAOTInput(i) for i in range(len(fwd_inputs))]
+        descs = [_descriptors().DummyAOTInput(i) for i in range(len(fwd_inputs))]
     c = _state.current()
     if c is None:
         raise EagerFallback("views of different dtypes outside a symalias compile", dtypes=True)
@@ -219,44 +216,24 @@ def byte_merge(
         )
         if len(local) < 2:
             continue
+        made = _group_base(fwd_inputs, g, mutated_input_info, descs, mixed)
+        if made is None:
+            continue  # every member is empty: nothing to merge
+        base, desc, first = made
+        bases.append(base)
+        base_descs.append(desc)
         members = [fwd_inputs[i] for i in g]
-        if mixed:
-            for i in g:
-                if mutated_input_info[i].mutates_metadata:
-                    raise EagerFallback(
-                        f"the frame changes the metadata of input {i}, a view of a storage with "
-                        "views of different dtypes",
-                        dtypes=True,
-                    )
-        if mixed and any(t.requires_grad for t in members):
-            bases.append(grad_base(fwd_inputs, g, mutated_input_info))
-            base_descs.append(SyntheticBaseAOTInput(descs[g[0]]))
+        if mixed and first is None:
             c.unit_bases.add(len(bases) - 1)
             c.unit_members.update(id(t) for t in members if not t.requires_grad)
         elif mixed:
-            span = hull(members)
-            if span is None:
-                continue  # every member is empty: nothing to merge
-            first, end = span
-            # A tensor of its own, as the run-time copy of those bytes will
-            # be (storage offset 0: compilers address views from it).
-            import torch
-
-            bases.append(torch.empty((end - first,), dtype=torch.uint8, device=members[0].device))
-            base_descs.append(SyntheticBaseAOTInput(descs[g[0]]))
             c.byte_bases[len(bases) - 1] = first == 0
             c.byte_members.update((id(t), first) for t in members)
-        else:
-            base = _torch_base(members)
-            bases.append(base)
-            has_base = [i for i in g if fwd_inputs[i]._base is not None]
-            base_descs.append(ViewBaseAOTInput(descs[has_base[0]]) if has_base else SyntheticBaseAOTInput(descs[g[0]]))
         for i in g:
             meta[i] = (len(bases) - 1, fwd_inputs[i])
             merged.add(i)
     if not bases:
         return fwd_inputs, descs, None
-    import torch
 
     # torch's order of the other inputs: non-tensors first, then tensors by storage group.
     others = [i for i, t in enumerate(fwd_inputs) if not isinstance(t, torch.Tensor)]
@@ -271,6 +248,40 @@ def byte_merge(
         base_descs + [descs[i] for i in others],
         meta,
     )
+
+
+def _descriptors() -> Any:
+    """AOTAutograd's input descriptors."""
+    return torch._functorch._aot_autograd.descriptors
+
+
+def _group_base(
+    fwd_inputs: list[Any], g: list[int], info: list[Any], descs: list[Any], mixed: bool
+) -> tuple[Any, Any, Any] | None:
+    """The synthetic base of one merged group, its descriptor, and for a
+    byte base the first byte it starts at (None: a one-dtype base, or a
+    mixed group's float autograd base); None when every member is empty."""
+    members = [fwd_inputs[i] for i in g]
+    synthetic = _descriptors().SyntheticBaseAOTInput(descs[g[0]])
+    if not mixed:
+        has_base = [i for i in g if fwd_inputs[i]._base is not None]
+        desc = _descriptors().ViewBaseAOTInput(descs[has_base[0]]) if has_base else synthetic
+        return _torch_base(members), desc, None
+    for i in g:
+        if info[i].mutates_metadata:
+            raise EagerFallback(
+                f"the frame changes the metadata of input {i}, a view of a storage with views of different dtypes",
+                dtypes=True,
+            )
+    if any(t.requires_grad for t in members):
+        return grad_base(fwd_inputs, g, info), synthetic, None
+    span = hull(members)
+    if span is None:
+        return None
+    first, end = span
+    # A tensor of its own, as the run-time copy of those bytes will be
+    # (storage offset 0: compilers address views from it).
+    return torch.empty((end - first,), dtype=torch.uint8, device=members[0].device), synthetic, first
 
 
 def grad_base(fwd_inputs: list[Any], group: list[int], info: list[Any]) -> Any:
@@ -381,7 +392,6 @@ def clone_dtype_view_inputs(graph: Any) -> None:
     it -- a direct read of the base, which the scheduler orders. It copies
     the member's bytes (the base's span where the member's strides are not
     dense) per read."""
-    import torch
 
     aten = torch.ops.aten
     for node in list(graph.nodes):
@@ -415,9 +425,8 @@ def clone_dtype_view_inputs(graph: Any) -> None:
 def _ordering_pass() -> Any:
     """:func:`clone_dtype_view_inputs` as an inductor ``CustomGraphPass``
     (its ``uuid`` keys inductor's FX graph cache), made once."""
-    from torch._inductor.custom_graph_pass import CustomGraphPass
 
-    class CloneDtypeViewInputs(CustomGraphPass):
+    class CloneDtypeViewInputs(torch._inductor.custom_graph_pass.CustomGraphPass):
         def __call__(self, graph: Any) -> None:
             clone_dtype_view_inputs(graph)
 
@@ -430,7 +439,6 @@ def _ordering_pass() -> Any:
 def hold_ordering_pass(c: _state.Compile) -> None:
     """Runs :func:`clone_dtype_view_inputs` after the user's own post-grad
     passes for the rest of compile ``c`` (a frame with a byte-level base)."""
-    import torch
 
     cfg = torch._inductor.config
     ours = _ordering_pass()
@@ -506,9 +514,8 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
         c = _state.current()
         if c is None or not self.needs_post_compile:
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
-        from torch._functorch._aot_autograd.schemas import OutputType
-
-        views = (OutputType.alias_of_input, OutputType.is_input)
+        kinds = torch._functorch._aot_autograd.schemas.OutputType
+        views = (kinds.alias_of_input, kinds.is_input)
         meta = kwargs["runtime_metadata"]
         for k, out in enumerate(meta.output_info):
             if out.output_type not in views:
@@ -547,8 +554,13 @@ def _runtime_wrapper(
     meta_mutated: list[int],
 ) -> Callable[..., Any]:
     """torch's synthetic-base run-time wrapper, with byte bases where the
-    compile made them."""
-    import torch
+    compile made them. Follows torch 2.15's ``AOTSyntheticBaseWrapper
+    .post_compile`` (``runtime_wrappers.py``: bases from the groups, the
+    other arguments after them, metadata mutations replayed with
+    ``as_strided_`` on the outputs' tail); it differs in three ways: a byte
+    base spans the members' bytes (``hull``), rounded spans past the
+    storage's end run on a copy written back after the call, and a group of
+    members that require grad takes their autograd base (``units``)."""
 
     order = sorted(base_groups)
 
@@ -582,11 +594,7 @@ def _runtime_wrapper(
                 bases.append(grad if grad._base is None else grad._base)
                 continue
             autograd = next((args[i]._base for i in group if args[i]._base is not None), None)
-            if autograd is None:
-                t = torch.empty((0,), dtype=lead.dtype, device=lead.device)
-                t.set_(lead.untyped_storage())
-                autograd = t
-            bases.append(autograd)
+            bases.append(whole_storage(lead) if autograd is None else autograd)
         inputs_meta = [args[i] for i in meta_mutated]
         new_args = bases + [args[i] for i in others]
         args.clear()

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Callable
+
+import torch
 
 from .. import __version__, _native
 from . import _state
@@ -57,17 +58,11 @@ ATTR = "symalias_recipe"
 #: What a fingerprinted key carries after torch's own key.
 KEY_MARK = "-symalias"
 
-_PENDING_LIMIT = 256
-#: Recipes of compiles in progress, by cache key, until their entry is saved
-#: (a training graph's entry is saved after its backward compiles, later).
-_pending: OrderedDict[str, Recipe] = OrderedDict()
-
 
 def _baked(tensors: list[Any]) -> list[Any]:
     """What a synthetic-base graph of this group bakes in and torch's key
-    leaves out -- the facts ``PinCheck`` pins: each member's integer storage
+    leaves out -- the facts ``PinFact`` pins: each member's integer storage
     offset (None where symbolic) and, for static layouts, the base's layout."""
-    import torch
 
     offsets = [None if isinstance(t.storage_offset(), torch.SymInt) else t.storage_offset() for t in tensors]
     base = None if is_symbolic(tensors) else str(base_signature(tensors[0]))
@@ -78,8 +73,6 @@ def fingerprint(args: Sequence[Any]) -> str | None:
     """symalias's part of the cache key: None when no two tensor arguments
     share a storage. Raises ``BypassAOTAutogradCache`` when a group is too
     large for every overlapping pair to be listed."""
-    from torch._functorch._aot_autograd.autograd_cache import BypassAOTAutogradCache
-
     parts: list[Any] = []
     for g in storage_groups(args):
         # Wrapper subclasses by their inner tensors, in the storages they share.
@@ -95,7 +88,7 @@ def fingerprint(args: Sequence[Any]) -> str | None:
                 parts.append([labels, f"undecided: {type(e).__name__}"])
                 continue
             if result.pairs_left_out:
-                raise BypassAOTAutogradCache(
+                raise torch._functorch._aot_autograd.autograd_cache.BypassAOTAutogradCache(
                     f"symalias: a storage group of {len(sub)} inputs has more pairs than it lists"
                 )
             pairs = sorted([labels[q.a], labels[q.b], q.overlap] for q in result.pairs)
@@ -183,9 +176,9 @@ def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
             key = info.cache_key if info is not None else None
             if key:
                 with lock:
-                    _pending[key] = c.recipe
-                    while len(_pending) > _PENDING_LIMIT:
-                        _pending.popitem(last=False)
+                    _state.pending_recipes[key] = c.recipe
+                    while len(_state.pending_recipes) > _state.PENDING_LIMIT:
+                        _state.pending_recipes.popitem(last=False)
         c.loaded = None
         return compiled_fn, cfg
 
@@ -195,7 +188,7 @@ def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
 def wrap_save(orig: Callable[..., Any]) -> Callable[..., Any]:
     def save(key: str, entry: Any, remote: bool) -> Any:
         with lock:
-            recipe = _pending.pop(key, None)
+            recipe = _state.pending_recipes.pop(key, None)
         if recipe is not None:
             if recipe.unsaved:
                 log.info("symalias: not saving %s in AOTAutograd's cache (%s)", key, recipe.unsaved)
@@ -210,7 +203,6 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
     """What a compile of these arguments installs, installed for a hit: each
     mutated storage group decided again, with its guards, and the
     cross-storage guard."""
-    import torch
 
     tc = torch._guards.TracingContext.try_get()
     mutated = recipe.mutated

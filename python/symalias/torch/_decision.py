@@ -14,14 +14,16 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import torch
+
 from .. import _native
 from .._tensors import storage_key
 from . import _state
 from ._guards import (
-    CrossStorageCheck,
-    PartitionCheck,
-    PinCheck,
-    SelfOverlapCheck,
+    CrossStorageFact,
+    NoSelfOverlapFact,
+    PartitionFact,
+    PinFact,
     base_signature,
     install_fact,
     source_name,
@@ -46,7 +48,6 @@ def source_list(aot_config: Any, positions: Sequence[int]) -> list[Any] | None:
 def tensor_positions(args: Sequence[Any]) -> list[int]:
     """Positions of the tensor arguments, each tensor object once (AOTAutograd
     removes repeated objects before deciding)."""
-    import torch
 
     seen = set()
     out = []
@@ -91,7 +92,6 @@ def storage_groups(args: Sequence[Any]) -> list[list[int]]:
 
 def is_symbolic(tensors: Sequence[Any]) -> bool:
     """Some size, stride or offset of these tensors is a SymInt."""
-    import torch
 
     return any(isinstance(x, torch.SymInt) for t in tensors for x in (*t.shape, *t.stride(), t.storage_offset()))
 
@@ -111,10 +111,7 @@ def decide_group(
     merge makes a byte-level base (``_bytes``), which bakes in nothing of
     the members' autograd base or storage. A group with traceable wrapper
     subclasses is decided on their inner tensors (``decide_wrappers``)."""
-    import torch
-    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
-
-    if any(is_traceable_wrapper_subclass(t) for t in tensors):
+    if any(torch.utils._python_dispatch.is_traceable_wrapper_subclass(t) for t in tensors):
         return decide_wrappers(tensors, sources, labels, from_cache=from_cache)
     start = time.perf_counter()
     names = [source_name(s) for s in sources] if sources else labels
@@ -135,7 +132,7 @@ def decide_group(
         symbolic = is_symbolic(tensors)
     merged = len(local) > 1
     proved = decision is not None and decision.invariant is True and (symbolic or merged)
-    partition = PartitionCheck(names, decision, merged, proved, symbolic)
+    partition = PartitionFact(names, decision, merged, proved, symbolic)
     # Integer offsets the graph may bake in (Dynamo does not guard them):
     # pinned when the group was merged, or when the verdict is a proof over
     # the layout (which assumed them). Static shapes, merged: the synthetic
@@ -146,7 +143,7 @@ def decide_group(
     # (A byte-level base holds the members' bytes only: their layouts, which
     # Dynamo and the pins guard, are all it bakes in.)
     base = base_signature(tensors[0]) if merged and not symbolic and not byte_base else None
-    pin = PinCheck(names, pins, base)
+    pin = PinFact(names, pins, base)
     words = partition.describe() + pin.describe()
     tc = torch._guards.TracingContext.try_get()
     if tc is not None and sources is not None:
@@ -186,7 +183,7 @@ def compute_overlapping_inputs(aot_config: Any, fwd_inputs: list[Any], aliased_i
 
 
 def cross_storage_guard(tc: Any, sources: list[Any], tensors: list[Any], mutated: list[bool]) -> None:
-    """H3: installs ``CrossStorageCheck`` when some input is mutated and the
+    """H3: installs ``CrossStorageFact`` when some input is mutated and the
     tensors span two storages or more."""
     if tc is None or len(tensors) < 2 or not any(mutated):
         return
@@ -194,7 +191,7 @@ def cross_storage_guard(tc: Any, sources: list[Any], tensors: list[Any], mutated
     groups = [group_of.setdefault(storage_key(t), len(group_of)) for t in tensors]
     if len(group_of) < 2:
         return
-    install_fact(tc, sources, CrossStorageCheck(groups, mutated))
+    install_fact(tc, sources, CrossStorageFact(groups, mutated))
 
 
 def self_overlapping_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> tuple[str | None, list[int]]:
@@ -207,7 +204,6 @@ def self_overlapping_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> tup
     not proved never to (unknown, or refuted at another allowed shape) --
     the run-time check keeps them so. Each mutated tensor is decided alone
     (no pairs: the hook decides and proves the storage groups itself)."""
-    import torch
 
     guarded: list[int] = []
     for i, (t, m) in enumerate(zip(fwd_inputs, mutated)):
@@ -236,10 +232,7 @@ def inner_members(t: Any) -> list[tuple[list[str], Any]]:
     (DTensor, TwoTensor) its inner tensors, recursively, as its
     ``__tensor_flatten__`` names them -- the names whose values are tensors
     (torch 2.15 names opaque members too: DTensor's ``device_mesh``)."""
-    import torch
-    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
-
-    if not is_traceable_wrapper_subclass(t):
+    if not torch.utils._python_dispatch.is_traceable_wrapper_subclass(t):
         return [([], t)]
     attrs, _ = t.__tensor_flatten__()
     out = []
@@ -264,14 +257,12 @@ def decide_wrappers(
     through Dynamo's source chain: ``AttrSource(L['a'], 'a')``). Inner
     tensors of one member that overlap each other count too (conservative:
     the member is merged)."""
-    from torch._dynamo.source import AttrSource
-
     inner: list[tuple[int, Any, Any, str]] = []
     for k, t in enumerate(tensors):
         for path, x in inner_members(t):
             src = sources[k] if sources is not None else None
             for a in path:
-                src = AttrSource(src, a) if src is not None else None
+                src = torch._dynamo.source.AttrSource(src, a) if src is not None else None
             inner.append((k, x, src, ".".join([labels[k], *path])))
     over: set[int] = set()
     for g in by_storage([x for _, x, _, _ in inner]):
@@ -288,8 +279,8 @@ def decide_wrappers(
 
 
 def self_overlap_guard(tc: Any, sources: list[Any], positions: list[int]) -> None:
-    """Installs ``SelfOverlapCheck`` on the mutated inputs at ``sources``
+    """Installs ``NoSelfOverlapFact`` on the mutated inputs at ``sources``
     (flat positions ``positions``, for the wording) when there are any."""
     if tc is None or not sources:
         return
-    install_fact(tc, sources, SelfOverlapCheck([f"input {i}" for i in positions]))
+    install_fact(tc, sources, NoSelfOverlapFact([f"input {i}" for i in positions]))

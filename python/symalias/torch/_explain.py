@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import torch
+
 from ._hooks import enabled
 from ._state import GroupReport, stats
 
@@ -68,7 +70,6 @@ def explain(
 ) -> Explanation:
     """Compiles ``fn`` with symalias installed, calls it once on ``args``
     and reports the aliased storage groups it met (print the result)."""
-    import torch
 
     with enabled():
         before = len(stats.reports)

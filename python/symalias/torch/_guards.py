@@ -1,16 +1,25 @@
 """symalias's run-time guards: facts checked by one native call per frame.
 
-* ``PartitionCheck`` (H2) checks the fact torch's ``StorageOverlap`` guard
-  checks -- which members of a storage group overlap -- with symalias's exact
-  checker; its failure reads as torch's does:
-  ``check_overlapping(overlapping=[a, b], non_overlapping=[c, d])``.
-* ``PinCheck`` pins what a compiled graph bakes in and torch guards nowhere:
-  integer storage offsets and, for static shapes, the synthetic base's layout.
-* ``CrossStorageCheck`` (H3): no mutated input shares its storage with an
-  input that was in another storage at compile time.
+A *fact* is what a compile decided and the compiled graph relies on; its
+*check* is the native, typed object (``symalias._native``) that tests it on
+a call, over the frame's tensors by slot:
 
-These describe facts; ``FrameGuards`` gathers a compile's facts and hands
-them to torch as one ``FrameFacts``, an AOTAutograd guard
+* ``PartitionFact`` (H2), checked by ``PartitionCheck`` (or, for a merged
+  group that needs no more, ``OneStorageCheck``): the fact torch's
+  ``StorageOverlap`` guard checks -- which members of a storage group
+  overlap -- with symalias's exact checker; its failure reads as torch's
+  does: ``check_overlapping(overlapping=[a, b], non_overlapping=[c, d])``.
+* ``PinFact`` / ``PinCheck`` pins what a compiled graph bakes in and torch
+  guards nowhere: integer storage offsets and, for static shapes, the
+  synthetic base's layout.
+* ``CrossStorageFact`` / ``CrossStorageCheck`` (H3): no mutated input
+  shares its storage with an input that was in another storage at compile
+  time.
+* ``NoSelfOverlapFact`` / ``NoSelfOverlapCheck``: no mutated input overlaps
+  itself where that was not proved for all shapes.
+
+``FrameGuards`` gathers a compile's facts and hands their checks to torch
+as one ``FrameFacts``, an AOTAutograd guard
 (``torch._guards.GuardEnvExpr``) appended where AOTAutograd appends its
 ``StorageOverlap`` and ``DuplicateInputs``: ``tracing_context.guards_context
 .aotautograd_guards``. torch builds those after a user's ``guard_filter_fn``
@@ -32,16 +41,18 @@ fact that failed, in the same words.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import weakref
 from collections.abc import Sequence
 from typing import Any, Callable
 
-import torch._guards
+import torch
 
 from .. import _native
-from . import _state
+from . import _state, _torch
+
+#: A fact's native check (the classes of ``symalias._native``).
+Check = Any
 
 
 def source_name(source: Any) -> str:
@@ -50,64 +61,34 @@ def source_name(source: Any) -> str:
     return str(n() if callable(n) else n)
 
 
-def path(name: str) -> list[tuple[str, Any]] | None:
-    """The steps from the frame's locals ``L`` to the value a source names
-    (``L['params'][3]`` -> item 'params', item 3), or None when the name is
-    not such a chain (the guard's code passes that value)."""
-    try:
-        node: ast.expr = ast.parse(name, mode="eval").body
-    except SyntaxError:
-        return None
-    steps: list[tuple[str, Any]] = []
-    while True:
-        if isinstance(node, ast.Attribute):
-            steps.append(("attr", node.attr))
-            node = node.value
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-            key = node.slice.value
-            if type(key) not in (int, str):
-                return None
-            steps.append(("item", key))
-            node = node.value
-        elif isinstance(node, ast.Name) and node.id == "L" and steps:
-            steps.reverse()
-            return steps
-        else:
-            return None
-
-
-#: Frames with several facts, for ``why``: id -> (the check, each fact's words).
-_FRAMES: dict[int, tuple[weakref.ReferenceType[Any], list[str]]] = {}
-
-
 def why(frame: int, k: int, locals: Any, *tensors: Any) -> Any:
     """Fact ``k`` of frame check ``frame`` on the frame's values: True when
     it holds, else its words (torch evaluates this as a recompile reason)."""
-    entry = _FRAMES.get(frame)
+    entry = _state.frame_words.get(frame)
     check = entry[0]() if entry is not None else None
     if entry is None or check is None:
         return True
-    return True if check.fact_holds(k, locals, *tensors) else entry[1][k]
+    return True if check.check_holds(k, locals, *tensors) else entry[1][k]
 
 
 @dataclasses.dataclass(frozen=True)
 class FrameFacts(torch._guards.GuardEnvExpr):
     """Every symalias fact of one compiled frame, as an AOTAutograd guard:
-    the sources of the tensors they name, the facts as ``_native.FrameCheck``
-    takes them (plain data: it pickles with a saved artifact), and each
-    fact's words (its recompile reason)."""
+    the sources of the tensors they name, each fact's native check (it
+    pickles with a saved artifact), and each fact's words (its recompile
+    reason)."""
 
     sources: list[Any]
-    #: Per fact: what is checked while the frame keeps its ShapeEnv guards
-    #: (None: nothing), and what instead where a guard filter dropped them
+    #: Per fact: its check while the frame keeps its ShapeEnv guards (None:
+    #: nothing), and the check instead where a guard filter dropped them
     #: (None: the same) -- a proof for all shapes assumes the ShapeEnv's
     #: guards (its ranges, its replacements: duck-sized offsets), so
     #: without them its partition is checked.
-    facts: list[tuple[Any, ...] | None]
-    premised: list[tuple[Any, ...] | None]
+    facts: list[Check | None]
+    premised: list[Check | None]
     words: list[str]
 
-    def chosen(self, shape_env_kept: bool) -> tuple[list[tuple[Any, ...]], list[str]]:
+    def chosen(self, shape_env_kept: bool) -> tuple[list[Check], list[str]]:
         """The facts to check and their words."""
         out, words = [], []
         for f, p, w in zip(self.facts, self.premised, self.words):
@@ -123,15 +104,19 @@ class FrameFacts(torch._guards.GuardEnvExpr):
         facts, words = self.chosen(shape_env_kept)
         if not facts:
             return
+        if not all(isinstance(f, _CHECKS) for f in facts):
+            # Saved by a symalias whose checks were of another form.
+            builder.add_python_lambda_leaf_guard_to_root(["False"], [OUTDATED], closure_vars={})
+            return
         names = [source_name(s) for s in self.sources]
-        paths = [path(n) for n in names]
+        paths = [_torch.path(s) for s in self.sources]
         check = _native.FrameCheck(paths, facts)
         args = ", ".join(["L"] + [n for n, p in zip(names, paths) if p is None])
         if len(words) == 1:
             verbose = words
         else:
             frame = next(_state.counter)
-            _FRAMES[frame] = (weakref.ref(check, lambda _: _FRAMES.pop(frame, None)), words)
+            _state.frame_words[frame] = (weakref.ref(check, lambda _: _state.frame_words.pop(frame, None)), words)
             verbose = [
                 f"__import__('symalias.torch._guards', fromlist=['why']).why({frame}, {k}, {args})"
                 for k in range(len(words))
@@ -140,11 +125,20 @@ class FrameFacts(torch._guards.GuardEnvExpr):
         builder.add_python_lambda_leaf_guard_to_root([f"{fn_name}({args})"], verbose, closure_vars={fn_name: check})
 
 
-#: Facts of compiles that ran under a ``TracingContext`` of their own, not
-#: the capture's (``aot_compile`` calls the backend so), by the ShapeEnv
-#: both share (torch asserts it), until the capture's guards are built
-#: (``_adopt``).
-_ORPHANS: weakref.WeakKeyDictionary[Any, list[FrameFacts]] = weakref.WeakKeyDictionary()
+#: The native check classes.
+_CHECKS = (
+    _native.OneStorageCheck,
+    _native.PartitionCheck,
+    _native.PinCheck,
+    _native.CrossStorageCheck,
+    _native.NoSelfOverlapCheck,
+)
+
+#: Why a saved artifact whose checks this symalias cannot read never passes.
+OUTDATED = (
+    "symalias: this compiled artifact was saved by another symalias version, whose aliasing checks this "
+    "one cannot read; compile or save it again"
+)
 
 
 #: The mark of a guard set built with symalias installed, where it has no
@@ -159,7 +153,7 @@ def _adopt(output_graph: Any, guards: list[Any]) -> None:
     made with symalias (``wrap_load_guard_manager``). A loaded artifact's
     guard state has facts or a stamp already; its ShapeEnv is a fresh one,
     with no orphans."""
-    guards += _ORPHANS.pop(output_graph.shape_env, [])
+    guards += _state.orphans.pop(output_graph.shape_env, [])
     if not any(isinstance(g, FrameFacts) for g in guards):
         guards.append(STAMP)
 
@@ -255,14 +249,14 @@ class FrameGuards:
             return
         facts = FrameFacts(
             list(self.sources),
-            [f.native(idx) for f, idx in self.facts],
-            [f.premised(idx) if isinstance(f, PartitionCheck) else None for f, idx in self.facts],
+            [f.check(idx) for f, idx in self.facts],
+            [f.premised(idx) if isinstance(f, PartitionFact) else None for f, idx in self.facts],
             [f.verbose() for f, _ in self.facts],
         )
         tc.guards_context.aotautograd_guards.append(facts)
         if orphan and tc.fake_mode is not None and tc.fake_mode.shape_env is not None:
-            _ORPHANS.setdefault(tc.fake_mode.shape_env, []).append(facts)
-        grouped = any(not isinstance(f, CrossStorageCheck) for f, _ in self.facts)
+            _state.orphans.setdefault(tc.fake_mode.shape_env, []).append(facts)
+        grouped = any(not isinstance(f, CrossStorageFact) for f, _ in self.facts)
         with _state.lock:
             _state.stats.frames_guarded += 1
             _state.lifetime.frames_guarded += 1
@@ -284,16 +278,21 @@ def install_fact(tc: Any, sources: Sequence[Any], fact: Any) -> None:
     g.install(tc, orphan=True)
 
 
-def base_signature(t: Any) -> tuple[Any, ...]:
-    """What a static synthetic base bakes in: the autograd base's layout, or
-    the storage's size when there is none."""
+def base_signature(t: Any) -> dict[str, Any]:
+    """What a static synthetic base bakes in, as ``PinCheck``'s keywords: the
+    autograd base's layout, or the storage's size when there is none."""
     b = t._base
     if b is not None:
-        return ("base", tuple(b.shape), tuple(b.stride()), b.storage_offset(), b.dtype)
-    return ("storage", t.untyped_storage().nbytes())
+        return {
+            "base_sizes": list(b.shape),
+            "base_strides": list(b.stride()),
+            "base_offset": b.storage_offset(),
+            "base_dtype": b.dtype,
+        }
+    return {"storage_nbytes": t.untyped_storage().nbytes()}
 
 
-class PartitionCheck:
+class PartitionFact:
     """Which members of a storage group overlap (and, for a merged group,
     that they still share one storage)."""
 
@@ -338,27 +337,33 @@ class PartitionCheck:
             words.append(f"{self.verbose()} by symalias where a guard filter drops the ShapeEnv's guards")
         return words
 
-    def native(self, idx: list[int]) -> tuple[Any, ...] | None:
-        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``
-        (None: nothing to check while the ShapeEnv's guards hold)."""
+    def check(self, idx: list[int]) -> Check | None:
+        """The check, members at frame slots ``idx`` (None: nothing to check
+        while the ShapeEnv's guards hold)."""
         if self.decision is not None:
             return self._partition(idx, self.decision)
-        return ("one_storage", idx) if self.merged else None
+        return _native.OneStorageCheck(members=idx) if self.merged else None
 
-    def premised(self, idx: list[int]) -> tuple[Any, ...] | None:
-        """What replaces ``native`` where a guard filter dropped the
+    def premised(self, idx: list[int]) -> Check | None:
+        """What replaces ``check`` where a guard filter dropped the
         ShapeEnv's guards (None: the same)."""
         return self._partition(idx, self.proof) if self.proof is not None else None
 
-    def _partition(self, idx: list[int], decision: Any) -> tuple[Any, ...]:
-        return ("partition", idx, self.merged, self.symbolic, self.names, decision.partition_guards_json())
+    def _partition(self, idx: list[int], decision: Any) -> Check:
+        return _native.PartitionCheck(
+            members=idx,
+            merged=self.merged,
+            symbolic=self.symbolic,
+            names=self.names,
+            guards=decision.partition_guards_json(),
+        )
 
 
-class PinCheck:
+class PinFact:
     """Integer storage offsets (and a static synthetic base's layout) that a
     compiled graph bakes in; torch guards neither."""
 
-    def __init__(self, names: list[str], pins: list[tuple[int, int]], base: tuple[Any, ...] | None) -> None:
+    def __init__(self, names: list[str], pins: list[tuple[int, int]], base: dict[str, Any] | None) -> None:
         self.names = names
         self.pins = pins
         self.base = base
@@ -377,13 +382,15 @@ class PinCheck:
     def verbose(self) -> str:
         return "symalias: " + "; ".join(self.describe())
 
-    def native(self, idx: list[int]) -> tuple[Any, ...]:
-        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
-        base = (idx[0], self.base) if self.base is not None else None
-        return ("pins", [(idx[i], off) for i, off in self.pins], base)
+    def check(self, idx: list[int]) -> Check:
+        """The check, members at frame slots ``idx``."""
+        offsets = [(idx[i], off) for i, off in self.pins]
+        if self.base is None:
+            return _native.PinCheck(offsets=offsets)
+        return _native.PinCheck(offsets=offsets, base_member=idx[0], **self.base)
 
 
-class CrossStorageCheck:
+class CrossStorageFact:
     """No mutated input shares its storage with an input that was in another
     storage at compile time."""
 
@@ -399,12 +406,12 @@ class CrossStorageCheck:
     def verbose(self) -> str:
         return self.VERBOSE
 
-    def native(self, idx: list[int]) -> tuple[Any, ...]:
-        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
-        return ("cross", idx, self.groups, self.mutated_groups)
+    def check(self, idx: list[int]) -> Check:
+        """The check, members at frame slots ``idx``."""
+        return _native.CrossStorageCheck(members=idx, groups=self.groups, mutated=self.mutated_groups)
 
 
-class SelfOverlapCheck:
+class NoSelfOverlapFact:
     """Mutated inputs that do not overlap themselves at the hints, where
     that was not proved for every shape: none overlaps itself at the call
     (else eager would write an element once per index, the graph once)."""
@@ -415,6 +422,6 @@ class SelfOverlapCheck:
     def verbose(self) -> str:
         return f"symalias: no self-overlap of mutated {', '.join(self.names)}"
 
-    def native(self, idx: list[int]) -> tuple[Any, ...]:
-        """The fact for ``_native.FrameCheck``, members at frame slots ``idx``."""
-        return ("no_self_overlap", idx)
+    def check(self, idx: list[int]) -> Check:
+        """The check, members at frame slots ``idx``."""
+        return _native.NoSelfOverlapCheck(members=idx)

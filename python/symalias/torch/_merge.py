@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import torch
+
 from . import _bytes, _state
 from ._decision import (
     cross_storage_guard,
@@ -61,6 +63,50 @@ def _record(c: _state.Compile | None, fwd_inputs: list[Any], mutated: list[bool]
     c.recipe.mutated = flags
 
 
+def _before_merge(c: _state.Compile | None, fwd_inputs: list[Any], mutated: list[bool]) -> list[int]:
+    """What runs before the merge of a frame with mutations: the eager
+    fallback for a mutated input that overlaps itself, the recipe, the mark
+    of an aliased mutation; the mutated inputs whose non-overlap with
+    themselves needs a run-time check."""
+    why, guarded = self_overlapping_mutation(fwd_inputs, mutated)
+    if why is not None:
+        raise EagerFallback(why)
+    _record(c, fwd_inputs, mutated)
+    if c is not None and _aliased_mutation(fwd_inputs, mutated):
+        c.aliased_mutation = True
+    return guarded
+
+
+def _mutation_guards(
+    c: _state.Compile | None, aot_config: Any, fwd_inputs: list[Any], mutated: list[bool], guarded: list[int]
+) -> None:
+    """H3 and the self-overlap check, on the frame's tensor inputs."""
+    idx = [i for i, t in enumerate(fwd_inputs) if isinstance(t, torch.Tensor)]
+    positions = [c.position(fwd_inputs, i) if c else i for i in idx]
+    sources = source_list(aot_config, positions)
+    if sources is None:
+        return
+    tc = torch._guards.TracingContext.try_get()
+    cross_storage_guard(tc, sources, [fwd_inputs[i] for i in idx], [mutated[i] for i in idx])
+    slot = {i: k for k, i in enumerate(idx)}
+    self_overlap_guard(tc, [sources[slot[i]] for i in guarded], guarded)
+
+
+def _record_bases(c: _state.Compile, out: Any) -> None:
+    """The synthetic bases a merge made, in the compile's record: their
+    count (torch's convention: the bases come first, then the others, the
+    int entries of the calling convention), torch's members, bases at a
+    storage offset; view replay held off for the compile."""
+    c.recipe.bases = len(out[0]) - sum(isinstance(e, int) for e in out[2])
+    c.torch_members.update(id(e[1]) for e in out[2] if not isinstance(e, int))
+    for k, base in enumerate(out[0][: c.recipe.bases]):
+        off = base.storage_offset()
+        if not (isinstance(off, int) and off == 0):
+            c.offset_bases[k] = off
+            c.recipe.unsaved = "a synthetic base at a storage offset"
+    _state.hold_view_replay_off(c)
+
+
 def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
     def merge_view_inputs(
         aot_config: Any,
@@ -70,19 +116,13 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
         *args: Any,
         **kwargs: Any,
     ) -> Any:
-        import torch
 
         c = _state.current()
         mutated = [bool(m.mutates_data) for m in mutated_input_info]
         any_mutated = any(mutated)
         guarded: list[int] = []
         if any_mutated:
-            why, guarded = self_overlapping_mutation(fwd_inputs, mutated)
-            if why is not None:
-                raise EagerFallback(why)
-            _record(c, fwd_inputs, mutated)
-            if c is not None and _aliased_mutation(fwd_inputs, mutated):
-                c.aliased_mutation = True
+            guarded = _before_merge(c, fwd_inputs, mutated)
         try:
             # Decides each mutated storage group (H1, H2 guards first: when
             # both fail, torch's wording is the recompile reason). Views of
@@ -97,30 +137,9 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
                     raise EagerFallback(str(e).splitlines()[0], dtypes=dtypes) from e
             raise
         if any_mutated:
-            idx = [i for i, t in enumerate(fwd_inputs) if isinstance(t, torch.Tensor)]
-            positions = [c.position(fwd_inputs, i) if c else i for i in idx]
-            sources = source_list(aot_config, positions)
-            if sources is not None:
-                tc = torch._guards.TracingContext.try_get()
-                cross_storage_guard(
-                    tc,
-                    sources,
-                    [fwd_inputs[i] for i in idx],
-                    [mutated[i] for i in idx],
-                )
-                slot = {i: k for k, i in enumerate(idx)}
-                self_overlap_guard(tc, [sources[slot[i]] for i in guarded], guarded)
+            _mutation_guards(c, aot_config, fwd_inputs, mutated, guarded)
         if out[2] is not None and c is not None:
-            # torch's convention: the bases come first, then the others
-            # (the int entries of the calling convention).
-            c.recipe.bases = len(out[0]) - sum(isinstance(e, int) for e in out[2])
-            c.torch_members.update(id(e[1]) for e in out[2] if not isinstance(e, int))
-            for k, base in enumerate(out[0][: c.recipe.bases]):
-                off = base.storage_offset()
-                if not (isinstance(off, int) and off == 0):
-                    c.offset_bases[k] = off
-                    c.recipe.unsaved = "a synthetic base at a storage offset"
-            _state.hold_view_replay_off(c)
+            _record_bases(c, out)
         return out
 
     merge_view_inputs.__wrapped__ = orig  # type: ignore[attr-defined]
@@ -149,7 +168,6 @@ def wrap_alias_of_input(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 def _fallback(e: BaseException, c: _state.Compile) -> EagerFallback | None:
     """The eager fallback an exception from the backend calls for, if any."""
-    import torch
 
     failed = isinstance(e, torch._dynamo.exc.BackendCompilerFailed)
     inner: BaseException | None = e.inner_exception if isinstance(e, torch._dynamo.exc.BackendCompilerFailed) else None
@@ -177,7 +195,6 @@ def _install(c: _state.Compile, torch: Any) -> None:
 
 def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
     def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
-        import torch
 
         c = _state.begin()
         try:

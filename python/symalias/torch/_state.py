@@ -8,9 +8,13 @@ import contextlib
 import itertools
 import logging
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import torch
 
 from .. import OverlapResult
 
@@ -95,11 +99,6 @@ class Stats:
     cache_bypassed: int = 0
     reports: list[GroupReport] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        from .. import _native
-
-        _native.reset_check_counters()
-
     @property
     def guard_checks(self) -> int:
         """Calls of symalias's run-time checks (every kind: partition, pins,
@@ -136,10 +135,37 @@ class Lifetime:
     frames_group_guarded: int = 0
 
 
+# ---- The integration's state: every mutable module-level value, here. ----
+
 lock = threading.RLock()
 counter = itertools.count()
 stats = Stats()
 lifetime = Lifetime()
+#: torch's functions replaced by ``install()``, by dotted name (empty:
+#: not installed).
+saved_hooks: dict[str, Any] = {}
+#: Recipes of compiles in progress, by AOTAutograd cache key, until their
+#: entry is saved (a training graph's entry is saved after its backward
+#: compiles, later); at most ``PENDING_LIMIT``, oldest dropped first.
+pending_recipes: OrderedDict[str, Recipe] = OrderedDict()
+PENDING_LIMIT = 256
+#: Frame checks with several facts, for the recompile reason
+#: (``_guards.why``): id -> (the check, each fact's words); an entry
+#: leaves with its check.
+frame_words: dict[int, tuple[weakref.ReferenceType[Any], list[str]]] = {}
+#: Facts of compiles that ran under a ``TracingContext`` of their own, by
+#: the ShapeEnv they share with the capture (``_guards._adopt``).
+orphans: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
+
+
+def reset_stats() -> None:
+    """The one reset (``install()``): ``stats`` and the native run-time
+    check counters start from zero. ``lifetime`` is never reset."""
+    from .. import _native
+
+    with lock:
+        stats.__init__()  # type: ignore[misc]
+        _native.reset_check_counters()
 
 
 @dataclass
@@ -273,7 +299,6 @@ def hold_view_replay_off(c: Compile) -> None:
     held for the rest of this compile. Outputs of inputs that were not
     merged keep the user's setting (``_merge.wrap_alias_of_input``): there the
     replay is what keeps eager's strides."""
-    import torch
 
     if c.saved_view_replay is None:
         cfg = torch._functorch.config

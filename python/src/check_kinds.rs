@@ -1,0 +1,442 @@
+//! The typed run-time checks a `FrameCheck` is built from: one native class
+//! per kind, with keyword constructors, named alike in Rust (`Check`), in
+//! Python (`symalias._native.PartitionCheck`, …), in the stub and in the
+//! docs. Members are a frame's tensors by slot (their index among the
+//! `FrameCheck`'s paths). Each class validates what it is given when it is
+//! made, keeps it as plain data (it pickles with a saved artifact:
+//! `__reduce__` gives the class and its constructor's arguments), and turns
+//! into the checker's private form (`Check`) once the frame's slot count is
+//! known.
+//!
+//! | class | holds at a call when |
+//! | --- | --- |
+//! | `OneStorageCheck` | the members share one storage |
+//! | `PartitionCheck` | the members overlap as the guards state (memoised) |
+//! | `PinCheck` | integer storage offsets, and a static synthetic base's layout |
+//! | `CrossStorageCheck` | no mutated group shares a storage with another group |
+//! | `NoSelfOverlapCheck` | no member overlaps itself |
+
+use hashbrown::HashMap;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use symalias::io::{prepare_guards, GuardDoc};
+
+use crate::error::at_field;
+
+/// What a static synthetic base bakes in.
+pub(crate) enum Base {
+    /// The autograd base's sizes, strides, offset and dtype.
+    Autograd {
+        sizes: Vec<i64>,
+        strides: Vec<i64>,
+        offset: i64,
+        dtype: Py<PyAny>,
+    },
+    /// No autograd base: the storage's size in bytes.
+    Storage(i64),
+}
+
+/// A check in the checker's form, its members in range.
+pub(crate) enum Check {
+    OneStorage(Vec<usize>),
+    Partition {
+        members: Vec<usize>,
+        merged: bool,
+        symbolic: bool,
+        names: Vec<String>,
+        guards: Box<symalias::GuardSet>,
+        memo: Mutex<HashMap<Vec<i64>, bool>>,
+    },
+    Pin {
+        offsets: Vec<(usize, i64)>,
+        base: Option<(usize, Base)>,
+    },
+    CrossStorage {
+        members: Vec<usize>,
+        groups: Vec<u32>,
+        mutated: Vec<bool>,
+    },
+    NoSelfOverlap(Vec<usize>),
+}
+
+/// `members` checked against the frame's `n` slots (`kind`: the class, for
+/// the error).
+fn in_range(kind: &str, members: &[usize], n: usize) -> PyResult<Vec<usize>> {
+    match members.iter().find(|&&i| i >= n) {
+        Some(i) => Err(at_field(
+            format!("{kind}.members"),
+            format!("slot {i} out of range (the frame has {n})"),
+        )),
+        None => Ok(members.to_vec()),
+    }
+}
+
+fn non_empty(kind: &str, members: Vec<usize>) -> PyResult<Vec<usize>> {
+    if members.is_empty() {
+        return Err(at_field(format!("{kind}.members"), "no members"));
+    }
+    Ok(members)
+}
+
+/// A check class whose only field is its members (non-empty): the struct,
+/// its Python name and its doc.
+macro_rules! members_check {
+    ($ty:ident, $name:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[pyclass(module = "symalias._native", name = $name, frozen)]
+        pub struct $ty {
+            /// The slots of the members.
+            #[pyo3(get)]
+            members: Vec<usize>,
+        }
+
+        #[pymethods]
+        impl $ty {
+            #[new]
+            #[pyo3(signature = (*, members))]
+            fn new(members: Vec<usize>) -> PyResult<Self> {
+                Ok($ty {
+                    members: non_empty($name, members)?,
+                })
+            }
+
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+                reduced(slf.as_any(), &["members"])
+            }
+
+            fn __repr__(&self) -> String {
+                format!(concat!($name, "(members={:?})"), self.members)
+            }
+        }
+    };
+}
+
+members_check!(
+    PyOneStorageCheck,
+    "OneStorageCheck",
+    "The members share one storage (a merged group)."
+);
+members_check!(
+    PyNoSelfOverlapCheck,
+    "NoSelfOverlapCheck",
+    "No member overlaps itself, decided exactly from its sizes and strides \
+     (mutated inputs whose non-overlap with themselves was not proved for \
+     all shapes)."
+);
+
+/// Which members of one storage group overlap, as `guards` state it (a
+/// JSON list of guards, e.g. `Decision.partition_guards_json()`), checked
+/// by symalias's exact checker and memoised on what it reads.
+#[pyclass(module = "symalias._native", name = "PartitionCheck", frozen)]
+pub struct PyPartitionCheck {
+    /// The slots of the group's members.
+    #[pyo3(get)]
+    members: Vec<usize>,
+    /// The group was merged into a synthetic base: its members must also
+    /// share one storage.
+    #[pyo3(get)]
+    merged: bool,
+    /// Some layout was symbolic: whole layouts are read and memoised.
+    #[pyo3(get)]
+    symbolic: bool,
+    /// The members' sources, as the guards name them.
+    #[pyo3(get)]
+    names: Vec<String>,
+    /// The guards, as JSON text.
+    #[pyo3(get)]
+    guards: String,
+    docs: Vec<GuardDoc>,
+}
+
+#[pymethods]
+impl PyPartitionCheck {
+    #[new]
+    #[pyo3(signature = (*, members, merged, symbolic, names, guards))]
+    fn new(
+        members: Vec<usize>,
+        merged: bool,
+        symbolic: bool,
+        names: Vec<String>,
+        guards: String,
+    ) -> PyResult<Self> {
+        let members = non_empty("PartitionCheck", members)?;
+        if names.len() != members.len() {
+            return Err(at_field("PartitionCheck.names", "one name per member"));
+        }
+        let docs: Vec<GuardDoc> =
+            serde_json::from_str(&guards).map_err(|e| at_field("PartitionCheck.guards", e))?;
+        prepare_guards(&docs, &BTreeMap::new())
+            .map_err(|e| at_field("PartitionCheck.guards", e))?;
+        Ok(PyPartitionCheck {
+            members,
+            merged,
+            symbolic,
+            names,
+            guards,
+            docs,
+        })
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        reduced(
+            slf.as_any(),
+            &["members", "merged", "symbolic", "names", "guards"],
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PartitionCheck(members={:?}, merged={}, symbolic={}, names={:?})",
+            self.members, self.merged, self.symbolic, self.names
+        )
+    }
+}
+
+/// What a compiled graph bakes in and torch guards nowhere: integer storage
+/// offsets, and for a static synthetic base (at slot `base_member`) either
+/// its autograd base's layout (`base_sizes`, `base_strides`, `base_offset`,
+/// `base_dtype`) or, with no autograd base, its storage's size
+/// (`storage_nbytes`).
+#[pyclass(module = "symalias._native", name = "PinCheck", frozen)]
+pub struct PyPinCheck {
+    /// `(slot, storage offset)` pairs.
+    #[pyo3(get)]
+    offsets: Vec<(usize, i64)>,
+    /// The member whose base is pinned, if any.
+    #[pyo3(get)]
+    base_member: Option<usize>,
+    /// Its storage's size in bytes, when it has no autograd base.
+    #[pyo3(get)]
+    storage_nbytes: Option<i64>,
+    /// Its autograd base's sizes …
+    #[pyo3(get)]
+    base_sizes: Option<Vec<i64>>,
+    /// … strides …
+    #[pyo3(get)]
+    base_strides: Option<Vec<i64>>,
+    /// … storage offset …
+    #[pyo3(get)]
+    base_offset: Option<i64>,
+    /// … and dtype (a `torch.dtype`, compared by identity).
+    #[pyo3(get)]
+    base_dtype: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl PyPinCheck {
+    #[new]
+    #[pyo3(signature = (*, offsets, base_member = None, storage_nbytes = None, base_sizes = None, base_strides = None, base_offset = None, base_dtype = None))]
+    fn new(
+        offsets: Vec<(usize, i64)>,
+        base_member: Option<usize>,
+        storage_nbytes: Option<i64>,
+        base_sizes: Option<Vec<i64>>,
+        base_strides: Option<Vec<i64>>,
+        base_offset: Option<i64>,
+        base_dtype: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let layout = [
+            base_sizes.is_some(),
+            base_strides.is_some(),
+            base_offset.is_some(),
+            base_dtype.is_some(),
+        ];
+        let whole = layout.iter().all(|&b| b);
+        let none = layout.iter().all(|&b| !b);
+        let ok = match base_member {
+            None => none && storage_nbytes.is_none(),
+            Some(_) => (whole && storage_nbytes.is_none()) || (none && storage_nbytes.is_some()),
+        };
+        if !ok {
+            return Err(at_field(
+                "PinCheck.base_member",
+                "a pinned base takes storage_nbytes, or all of base_sizes, base_strides, \
+                 base_offset and base_dtype",
+            ));
+        }
+        Ok(PyPinCheck {
+            offsets,
+            base_member,
+            storage_nbytes,
+            base_sizes,
+            base_strides,
+            base_offset,
+            base_dtype,
+        })
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let fields = [
+            "offsets",
+            "base_member",
+            "storage_nbytes",
+            "base_sizes",
+            "base_strides",
+            "base_offset",
+            "base_dtype",
+        ];
+        reduced(slf.as_any(), &fields)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PinCheck(offsets={:?}, base_member={:?})",
+            self.offsets, self.base_member
+        )
+    }
+}
+
+/// No member of a mutated group shares its storage with a member of
+/// another group (`groups`: each member's compile-time storage group;
+/// `mutated`: per group, whether one of its members is mutated).
+#[pyclass(module = "symalias._native", name = "CrossStorageCheck", frozen)]
+pub struct PyCrossStorageCheck {
+    /// The slots of the frame's tensor inputs.
+    #[pyo3(get)]
+    members: Vec<usize>,
+    /// Each member's group.
+    #[pyo3(get)]
+    groups: Vec<u32>,
+    /// Per group: one of its members is mutated.
+    #[pyo3(get)]
+    mutated: Vec<bool>,
+}
+
+#[pymethods]
+impl PyCrossStorageCheck {
+    #[new]
+    #[pyo3(signature = (*, members, groups, mutated))]
+    fn new(members: Vec<usize>, groups: Vec<u32>, mutated: Vec<bool>) -> PyResult<Self> {
+        let members = non_empty("CrossStorageCheck", members)?;
+        if groups.len() != members.len() || groups.iter().any(|&g| g as usize >= mutated.len()) {
+            return Err(at_field(
+                "CrossStorageCheck.groups",
+                "one group per member, each with a mutation flag",
+            ));
+        }
+        Ok(PyCrossStorageCheck {
+            members,
+            groups,
+            mutated,
+        })
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        reduced(slf.as_any(), &["members", "groups", "mutated"])
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "CrossStorageCheck(members={:?}, groups={:?}, mutated={:?})",
+            self.members, self.groups, self.mutated
+        )
+    }
+}
+
+/// `__reduce__`'s answer for a keyword-only class: `symalias._native.rebuild`
+/// with the class and its fields (each a getter named as its keyword).
+fn reduced<'py>(slf: &Bound<'py, PyAny>, fields: &[&str]) -> PyResult<Bound<'py, PyTuple>> {
+    let py = slf.py();
+    // This module's own `rebuild` (pickle finds it by module and name).
+    let rebuild = py.import("symalias._native")?.getattr("rebuild")?;
+    let kwargs = PyDict::new(py);
+    for &f in fields {
+        kwargs.set_item(f, slf.getattr(f)?)?;
+    }
+    (rebuild, (slf.get_type(), kwargs)).into_pyobject(py)
+}
+
+/// Makes a check class from `__reduce__`'s parts (pickle, `copy`): the
+/// class and its keywords.
+#[pyfunction]
+pub(crate) fn rebuild<'py>(
+    cls: &Bound<'py, PyType>,
+    kwargs: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
+    cls.call((), Some(kwargs))
+}
+
+/// Registers the check classes (and `rebuild`) in the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyOneStorageCheck>()?;
+    m.add_class::<PyPartitionCheck>()?;
+    m.add_class::<PyPinCheck>()?;
+    m.add_class::<PyCrossStorageCheck>()?;
+    m.add_class::<PyNoSelfOverlapCheck>()?;
+    m.add_function(wrap_pyfunction!(rebuild, m)?)
+}
+
+/// Any of the check classes, as a `FrameCheck` takes them.
+#[derive(FromPyObject)]
+pub(crate) enum AnyCheck<'py> {
+    OneStorage(Bound<'py, PyOneStorageCheck>),
+    Partition(Bound<'py, PyPartitionCheck>),
+    Pin(Bound<'py, PyPinCheck>),
+    CrossStorage(Bound<'py, PyCrossStorageCheck>),
+    NoSelfOverlap(Bound<'py, PyNoSelfOverlapCheck>),
+}
+
+impl AnyCheck<'_> {
+    /// The checker's form, every slot checked against the frame's `n`.
+    pub(crate) fn into_check(self, n: usize) -> PyResult<Check> {
+        Ok(match self {
+            AnyCheck::OneStorage(c) => {
+                Check::OneStorage(in_range("OneStorageCheck", &c.get().members, n)?)
+            }
+            AnyCheck::NoSelfOverlap(c) => {
+                Check::NoSelfOverlap(in_range("NoSelfOverlapCheck", &c.get().members, n)?)
+            }
+            AnyCheck::Partition(c) => {
+                let c = c.get();
+                let guards = prepare_guards(&c.docs, &BTreeMap::new())
+                    .map_err(|e| at_field("PartitionCheck.guards", e))?;
+                Check::Partition {
+                    members: in_range("PartitionCheck", &c.members, n)?,
+                    merged: c.merged,
+                    symbolic: c.symbolic,
+                    names: c.names.clone(),
+                    guards: Box::new(guards),
+                    memo: Mutex::new(HashMap::new()),
+                }
+            }
+            AnyCheck::CrossStorage(c) => {
+                let c = c.get();
+                Check::CrossStorage {
+                    members: in_range("CrossStorageCheck", &c.members, n)?,
+                    groups: c.groups.clone(),
+                    mutated: c.mutated.clone(),
+                }
+            }
+            AnyCheck::Pin(c) => pin(c, n)?,
+        })
+    }
+}
+
+fn pin(c: Bound<'_, PyPinCheck>, n: usize) -> PyResult<Check> {
+    let py = c.py();
+    let c = c.get();
+    let slots: Vec<usize> = c.offsets.iter().map(|&(i, _)| i).collect();
+    in_range("PinCheck", &slots, n)?;
+    let base = match c.base_member {
+        None => None,
+        Some(i) => {
+            in_range("PinCheck", &[i], n)?;
+            let b = match (&c.base_sizes, &c.base_strides, c.base_offset, &c.base_dtype) {
+                (Some(sizes), Some(strides), Some(offset), Some(dtype)) => Base::Autograd {
+                    sizes: sizes.clone(),
+                    strides: strides.clone(),
+                    offset,
+                    dtype: dtype.clone_ref(py),
+                },
+                _ => Base::Storage(c.storage_nbytes.unwrap_or_default()),
+            };
+            Some((i, b))
+        }
+    };
+    Ok(Check::Pin {
+        offsets: c.offsets.clone(),
+        base,
+    })
+}

@@ -1,0 +1,119 @@
+//! The one way a document reaches the engine from Python: JSON text, or the
+//! same document as Python objects (dicts, lists, strings, numbers)
+//! converted natively by pythonize. A document that does not convert gets
+//! the engine's located error (`io::InputError`: the case's `id` and the
+//! field path, from `serde_path_to_error` over pythonize's `Depythonizer`),
+//! and a float JSON cannot carry (NaN, ±inf) is named as such, wherever it
+//! stands.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
+use serde::de::DeserializeOwned;
+use symalias::io::{parse_line, InputError};
+
+/// A document, read from Python, and its `id` when it has one.
+pub(crate) struct Read<T> {
+    pub(crate) id: Option<String>,
+    pub(crate) value: Result<T, InputError>,
+}
+
+/// Reads a document given as JSON text or as Python objects.
+pub(crate) fn read<T: DeserializeOwned>(doc: &Bound<'_, PyAny>) -> Read<T> {
+    if let Ok(text) = doc.cast::<PyString>() {
+        let text = match text.to_str() {
+            Ok(t) => t,
+            Err(e) => return failed(None, None, format!("not UTF-8 text: {e}")),
+        };
+        let parsed = parse_line::<T>(1, text);
+        return Read {
+            id: parsed.id,
+            value: parsed.value.map_err(|e| InputError { line: None, ..e }),
+        };
+    }
+    let id = id_of(doc);
+    if let Ok(v) = pythonize::depythonize::<T>(doc) {
+        return Read { id, value: Ok(v) };
+    }
+    if let Some((path, value)) = not_finite(doc, String::new()) {
+        return failed(
+            id,
+            Some(path),
+            format!("{value} is not a number the engine can take"),
+        );
+    }
+    let mut de = pythonize::Depythonizer::from_object(doc);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => Read { id, value: Ok(v) },
+        Err(e) => {
+            let path = e.path().to_string();
+            let field = (path != ".").then_some(path);
+            failed(id, field, e.into_inner().to_string())
+        }
+    }
+}
+
+fn failed<T>(id: Option<String>, field: Option<String>, message: String) -> Read<T> {
+    Read {
+        value: Err(InputError {
+            line: None,
+            id: id.clone(),
+            field,
+            message,
+        }),
+        id,
+    }
+}
+
+/// A mapping's `id`, when it is a string or an int.
+fn id_of(doc: &Bound<'_, PyAny>) -> Option<String> {
+    let id = doc.cast::<PyDict>().ok()?.get_item("id").ok()??;
+    if let Ok(s) = id.extract::<String>() {
+        return Some(s);
+    }
+    id.extract::<i64>().ok().map(|i| i.to_string())
+}
+
+/// How deep `not_finite` looks (documents are shallow; a deeper one is
+/// refused by the conversion's own error).
+const DEPTH: usize = 64;
+
+/// The first non-finite float in `doc` and its field path (as
+/// `serde_path_to_error` writes paths: `a.b[0]`), looking `DEPTH` deep.
+fn not_finite(doc: &Bound<'_, PyAny>, path: String) -> Option<(String, String)> {
+    finite_walk(doc, path, DEPTH)
+}
+
+fn finite_walk(doc: &Bound<'_, PyAny>, path: String, depth: usize) -> Option<(String, String)> {
+    if depth == 0 {
+        return None;
+    }
+    if let Ok(f) = doc.cast::<PyFloat>() {
+        let v = f.value();
+        return (!v.is_finite()).then(|| (path, format!("{v}").to_lowercase()));
+    }
+    if let Ok(d) = doc.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            let key = k.str().map(|s| s.to_string()).unwrap_or_default();
+            let at = if path.is_empty() {
+                key
+            } else {
+                format!("{path}.{key}")
+            };
+            if let Some(found) = finite_walk(&v, at, depth - 1) {
+                return Some(found);
+            }
+        }
+        return None;
+    }
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(l) = doc.cast::<PyList>() {
+        l.iter().collect()
+    } else if let Ok(t) = doc.cast::<PyTuple>() {
+        t.iter().collect()
+    } else {
+        return None;
+    };
+    items
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| finite_walk(v, format!("{path}[{i}]"), depth - 1))
+}

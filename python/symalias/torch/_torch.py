@@ -1,0 +1,323 @@
+"""The one module that owns symalias's access to torch internals (polars'
+``dependencies.py`` is the model).
+
+Every private torch name symalias reads or replaces is listed here --
+``HOOKS`` (functions replaced), ``READS`` (classes, functions, fields and
+config entries read, by symalias's Python and by ``_native``) -- and
+``check()`` resolves each one and compares each hook's signature at
+``install()``: a torch where one moved gets a ``HookError`` naming what
+moved, never a half-installed symalias or a silent default at compile time.
+The rest of the package then uses plain attribute access on these names
+(``torch._functorch.config.patch``, ``torch._guards.TracingContext``), and
+``python/tests/test_torch_names.py`` holds the two lists equal: every
+private torch name the package's code reads is listed here, and each listed
+name is removed in turn to see ``install()`` refuse with a ``HookError``
+naming it.
+
+Facts relied on, for torch 2.15:
+
+* AOTAutograd decides aliasing in ``runtime_wrappers`` (H1-H4 of
+  docs/PYTORCH.md section 9) and keys its cache in ``autograd_cache``;
+* Dynamo builds AOTAutograd's guards in ``CheckFunctionManager
+  .compile_check_fn``, after a user's ``guard_filter_fn``;
+* a source is a chain (``torch._dynamo.source``): ``LocalSource`` at the
+  root, ``AttrSource`` / ``GetItemSource`` / ``DictGetItemSource`` steps,
+  ``NNModuleSource`` wrappers that name their base.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+from typing import Any, Literal
+
+import torch
+import torch._dynamo
+import torch._dynamo.source
+import torch._functorch.config
+import torch._guards
+import torch._inductor.config
+import torch._prims_common
+import torch.utils._python_dispatch
+
+from ._state import HookError
+
+__all__ = ["HOOKS", "READS", "Hook", "check", "path", "resolve"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Hook:
+    """One replaced attribute: where (``owner``, a dotted path), which
+    parameters it must start with, what replaces it (``wrap``: the
+    ``module.function`` of ``symalias.torch`` that, given torch's function,
+    returns its replacement), whether it is a static method."""
+
+    owner: str
+    attr: str
+    params: list[str]
+    wrap: str
+    static: bool = False
+
+
+RW = "torch._functorch._aot_autograd.runtime_wrappers"
+AC = "torch._functorch._aot_autograd.autograd_cache"
+SC = "torch._functorch._aot_autograd.schemas"
+SRC = "torch._dynamo.source"
+
+HOOKS = [
+    # H1: the decision.
+    Hook(
+        RW,
+        "compute_overlapping_inputs",
+        ["aot_config", "fwd_inputs", "aliased_input_indices"],
+        "_hooks.replace_decision",
+    ),
+    # H3, H4, the recipe, view replay: around the synthetic-base step.
+    Hook(
+        RW,
+        "merge_view_inputs",
+        ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"],
+        "_merge.wrap_merge_view_inputs",
+    ),
+    # Outputs viewing inputs that were not merged keep the user's view replay.
+    Hook(
+        f"{RW}.AliasOfInputHandler",
+        "__init__",
+        ["self", "info", "runtime_metadata", "trace_joint"],
+        "_merge.wrap_alias_of_input",
+    ),
+    # Byte-level synthetic bases (views of different dtypes): regeneration
+    # of the members, and the run-time wrapper.
+    Hook(
+        RW,
+        "gen_alias_from_base",
+        ["aliased_base_tensor", "target_meta_tensor", "target_requires_grad"],
+        "_bytes.wrap_gen_alias_from_base",
+    ),
+    Hook(
+        RW,
+        "create_synthetic_base_metadata",
+        ["m", "synthetic_base_info", "outer_args"],
+        "_bytes.wrap_synthetic_base_metadata",
+    ),
+    Hook(
+        f"{RW}.AOTSyntheticBaseWrapper",
+        "post_compile",
+        ["self", "compiled_fn", "aot_config"],
+        "_bytes.wrap_post_compile",
+    ),
+    # The compile record and the eager fallback.
+    Hook(
+        "torch._dynamo.output_graph.OutputGraph",
+        "call_user_compiler",
+        ["self", "gm", "example_inputs"],
+        "_merge.wrap_call_user_compiler",
+    ),
+    # symalias's checks, installed beside torch's own AOTAutograd guards
+    # (after any guard filter), also for a loaded artifact.
+    Hook(
+        "torch._dynamo.guards.CheckFunctionManager",
+        "compile_check_fn",
+        ["self", "builder", "guards_out", "guard_fail_fn"],
+        "_guards.wrap_compile_check_fn",
+    ),
+    # A saved artifact made without symalias never passes its guards.
+    Hook(
+        "torch._dynamo.package",
+        "load_guard_manager",
+        ["guards_state", "target_code", "runtime_global_scope"],
+        "_guards.wrap_load_guard_manager",
+    ),
+    # AOTAutograd's cache: key, hit, entry.
+    Hook(AC, "autograd_cache_key", ["mod", "example_inputs", "config"], "_cache.wrap_key"),
+    Hook(f"{AC}.AOTAutogradCache", "try_load", ["mod", "args", "aot_config"], "_cache.wrap_try_load", static=True),
+    Hook(
+        f"{AC}.AOTAutogradCache",
+        "_lookup",
+        ["key", "local", "remote", "args", "cache_info", "aot_config"],
+        "_cache.wrap_lookup",
+        static=True,
+    ),
+    Hook(f"{AC}.AOTAutogradCache", "save", ["key", "entry", "remote"], "_cache.wrap_save", static=True),
+]
+
+#: Looked up and checked, not replaced: ``(owner, attr, parameters)``.
+LAMBDA = (
+    "torch._dynamo.guards.GuardBuilder",
+    "add_python_lambda_leaf_guard_to_root",
+    ["self", "code_parts", "verbose_code_parts", "closure_vars"],
+)
+
+#: Everything else read: per owner (a dotted path), the names read on it --
+#: module attributes, class attributes, dataclass fields, attributes an
+#: ``__init__`` sets.
+READS: list[tuple[str, list[str]]] = [
+    (f"{SC}.AOTConfig", ["aot_autograd_arg_pos_to_source", "cache_info"]),
+    (f"{SC}.AOTAutogradCacheInfo", ["cache_key"]),
+    (f"{SC}.InputAliasInfo", ["mutates_data", "mutates_metadata", "is_leaf"]),
+    (f"{SC}.OutputAliasInfo", ["output_type", "base_idx"]),
+    (f"{SC}.OutputType", ["alias_of_input", "is_input"]),
+    (f"{SC}.ViewAndMutationMeta", ["input_info", "output_info"]),
+    (
+        f"{RW}.AOTSyntheticBaseWrapper",
+        ["needs_post_compile", "base_groups", "other_arg_indices", "aliased_arg_idx_with_metadata_mutations"],
+    ),
+    (f"{RW}.AliasOfInputHandler", ["replay_views"]),
+    (AC, ["BypassAOTAutogradCache"]),
+    (
+        "torch._functorch._aot_autograd.descriptors",
+        ["DummyAOTInput", "SyntheticBaseAOTInput", "ViewBaseAOTInput"],
+    ),
+    ("torch._functorch._aot_autograd.aot_autograd_result.GenericAOTAutogradResult", ["runtime_metadata"]),
+    ("torch._dynamo.output_graph.OutputGraph", ["aotautograd_guards"]),
+    ("torch._dynamo.output_graph.OutputGraphCommon", ["shape_env"]),
+    ("torch._dynamo.output_graph.OutputGraphGuardsState", ["aotautograd_guards"]),
+    ("torch._dynamo.guards.CheckFunctionManager", ["output_graph"]),
+    ("torch._dynamo.guards.GuardsState", ["output_graph"]),
+    ("torch._dynamo", ["reset"]),
+    ("torch._dynamo.exc", ["BackendCompilerFailed"]),
+    (
+        SRC,
+        [
+            "LocalSource",
+            "AttrSource",
+            "GetItemSource",
+            "ListGetItemSource",
+            "DictGetItemSource",
+            "NNModuleSource",
+            "ParamBufferSource",
+            "UnspecializedParamBufferSource",
+            "CellContentsSource",
+        ],
+    ),
+    (f"{SRC}.LocalSource", ["local_name"]),
+    (f"{SRC}.AttrSource", ["base", "member"]),
+    (f"{SRC}.GetItemSource", ["base", "index", "index_is_slice"]),
+    (f"{SRC}.DictGetItemSource", ["base", "index"]),
+    (f"{SRC}.NNModuleSource", ["base"]),
+    ("torch._subclasses.fake_tensor.FakeTensorMode", ["shape_env"]),
+    ("torch._guards", ["GuardEnvExpr", "TracingContext"]),
+    ("torch._guards.GuardsContext", ["aotautograd_guards"]),
+    ("torch._guards.TracingContext", ["fake_mode", "guards_context", "try_get"]),
+    ("torch._functorch.config", ["view_replay_for_aliased_outputs"]),
+    ("torch._inductor.config", ["post_grad_custom_post_pass"]),
+    ("torch._inductor.custom_graph_pass", ["CustomGraphPass"]),
+    ("torch._prims_common", ["compute_required_storage_length"]),
+    ("torch.utils._python_dispatch", ["is_traceable_wrapper_subclass"]),
+    # Read by ``_native`` (python/src/tensors.rs): one call per field.
+    ("torch._C.TensorBase", ["size", "stride", "storage_offset", "element_size", "untyped_storage"]),
+]
+
+
+def resolve(path: str) -> Any:
+    """The object at a dotted path (a module, then attributes), or None."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name, None)
+            if obj is None:
+                return None
+        return obj
+    return None
+
+
+def _has(owner: Any, name: str) -> bool:
+    """Whether ``owner`` (a class, module or config) has ``name``: a
+    dataclass field, a class attribute, or an attribute its ``__init__``
+    sets (read from the source: no instance is made)."""
+    if dataclasses.is_dataclass(owner) and name in {f.name for f in dataclasses.fields(owner)}:
+        return True
+    if hasattr(owner, name):
+        return True
+    if not isinstance(owner, type):
+        return False
+    try:
+        return f"self.{name}" in inspect.getsource(inspect.getattr_static(owner, "__init__"))
+    except (OSError, TypeError):
+        return False
+
+
+def missing_reads() -> list[str]:
+    """The names of ``READS`` that this torch lacks, dotted."""
+    out = []
+    for where, names in READS:
+        owner = resolve(where)
+        out += [f"{where}.{n}" for n in names if owner is None or not _has(owner, n)]
+    return out
+
+
+def _signature_problem(owner: Any, where: str, attr: str, params: list[str]) -> str | None:
+    fn = getattr(owner, attr, None) if owner is not None else None
+    if fn is None:
+        return f"{where}.{attr} is missing"
+    got = list(inspect.signature(fn).parameters)[: len(params)]
+    if got != params:
+        return f"{where}.{attr} takes {got}, symalias expects {params}"
+    return None
+
+
+def _source_has(fn: Any, text: str) -> bool:
+    try:
+        return text in inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+
+
+def check() -> list[Any]:
+    """Resolves and checks every name (``HOOKS``, ``LAMBDA``, ``READS``):
+    the owners of the hooks, in ``HOOKS`` order; ``HookError`` naming each
+    problem otherwise."""
+    problems: list[str] = []
+    owners = []
+    for h in HOOKS:
+        owner = resolve(h.owner)
+        owners.append(owner)
+        problems.append(_signature_problem(owner, h.owner, h.attr, h.params) or "")
+        if h.static and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), staticmethod):
+            problems.append(f"{h.owner}.{h.attr} is no longer a static method")
+    problems.append(_signature_problem(resolve(LAMBDA[0]), *LAMBDA) or "")
+    problems += [f"{name} is missing" for name in missing_reads()]
+    post = resolve(f"{RW}.AOTSyntheticBaseWrapper.post_compile")
+    if post is not None and "runtime_metadata" not in inspect.signature(post).parameters:
+        problems.append(f"{RW}.AOTSyntheticBaseWrapper.post_compile takes no runtime_metadata")
+    cfm = resolve("torch._dynamo.guards.CheckFunctionManager")
+    if cfm is not None and not _source_has(inspect.getattr_static(cfm, "compile_check_fn", None), "aotautograd_guards"):
+        problems.append(
+            "torch._dynamo.guards.CheckFunctionManager.compile_check_fn no longer builds AOTAutograd's guards"
+        )
+    problems = [p for p in problems if p]
+    if problems:
+        raise HookError(f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(problems))
+    return owners
+
+
+def path(source: Any) -> list[tuple[Literal["item", "attr"], Any]] | None:
+    """The steps from the frame's locals ``L`` to the value a Dynamo source
+    names, walking its chain (``L['params'][3]``: item 'params', item 3;
+    ``L['self'].w``: item 'self', attribute 'w'), or None where a link is
+    not a plain item or attribute step (the guard's code passes the value)."""
+    src = torch._dynamo.source
+    steps: list[tuple[Literal["item", "attr"], Any]] = []
+    s = source
+    while True:
+        kind = type(s)
+        if kind is src.LocalSource:
+            steps.append(("item", s.local_name))
+            steps.reverse()
+            return steps
+        if kind in (src.AttrSource, src.ParamBufferSource, src.UnspecializedParamBufferSource, src.CellContentsSource):
+            steps.append(("attr", s.member))
+        elif kind in (src.GetItemSource, src.ListGetItemSource) and not s.index_is_slice:
+            if type(s.index) not in (int, str):
+                return None
+            steps.append(("item", s.index))
+        elif kind is src.DictGetItemSource and type(s.index) in (int, str):
+            steps.append(("item", s.index))
+        elif not isinstance(s, src.NNModuleSource):  # names its base: no step
+            return None
+        s = s.base
