@@ -19,6 +19,11 @@ Workloads:
   GPT-2 training step and a tiny Llama decode step with its static KV cache,
   built from configs (no download).
 
+``--before DIR`` also runs an earlier symalias (a directory holding a copy
+of its installed ``symalias`` package, put first on ``PYTHONPATH``) in the
+same alternation, and reports the current one against it: a change's
+per-call cost, measured in one run on one machine.
+
 Not a test: run it by hand, e.g. ``python python/benches/bench_percall.py --runs 5``.
 """
 
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -127,11 +133,15 @@ WORKLOADS = ["rows", "distinct", "decode", "sgd_flat", "sgd"]
 MODELS = ["gpt2", "llama"]
 
 
-def child(workload: str, installed: bool, calls: int) -> dict:
+def child(workload: str, installed: bool, calls: int, path: str | None = None) -> dict:
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([path, *filter(None, [env.get("PYTHONPATH")])])
     out = subprocess.run(
         [sys.executable, "-c", CHILD, workload, "1" if installed else "0", str(calls)],
         capture_output=True,
         text=True,
+        env=env,
     )
     if out.returncode != 0:
         raise SystemExit(f"{workload} ({'installed' if installed else 'stock'}) failed:\n{out.stderr}")
@@ -142,14 +152,34 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.3f} ms"
 
 
+def compare(names: list[str], a: argparse.Namespace) -> None:
+    """Stock, the earlier symalias (``--before``) and the current one, alternating."""
+    print(f"{'workload':9} {'stock':>12} {'before':>12} {'after':>12} {'after vs before':>16} {'spread (after)':>24}")
+    for w in names:
+        calls = a.calls if w not in ("sgd_flat", "sgd", "gpt2") else max(100, a.calls // 10)
+        runs: dict = {"stock": [], "before": [], "after": []}
+        for _ in range(a.runs):
+            runs["stock"].append(child(w, False, calls)["per_call"])
+            runs["before"].append(child(w, True, calls, a.before)["per_call"])
+            runs["after"].append(child(w, True, calls)["per_call"])
+        m = {k: statistics.median(v) for k, v in runs.items()}
+        ratio = m["after"] / m["before"]
+        spread = f"{fmt(min(runs['after']))}-{fmt(max(runs['after']))}"
+        print(f"{w:9} {fmt(m['stock']):>12} {fmt(m['before']):>12} {fmt(m['after']):>12} {ratio:>15.3f}x {spread:>24}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("workloads", nargs="*", default=None)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--calls", type=int, default=3000)
     p.add_argument("--models", action="store_true", help="also the GPT-2 and Llama workloads")
+    p.add_argument("--before", metavar="DIR", help="a directory with an earlier symalias package to compare with")
     a = p.parse_args()
     names = a.workloads or (WORKLOADS + (MODELS if a.models else []))
+    if a.before:
+        compare(names, a)
+        return
     print(
         f"{'workload':9} {'stock':>22} {'installed':>22} {'overhead':>10} {'checks/call':>11} {'check time/call':>15}"
     )
