@@ -48,19 +48,12 @@ fn bound(v: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
 }
 
 impl<'py> Symbols<'py> {
-    /// The ShapeEnv's hint table (`backed_var_to_val` where torch has it,
-    /// else `var_to_val`), read once.
+    /// The ShapeEnv's hint table (`backed_var_to_val`; torch 2.15's
+    /// `var_to_val` is a deprecated alias of it), read once.
     fn hints(&mut self, shape_env: &Bound<'py, PyAny>) -> PyResult<&Bound<'py, PyAny>> {
         let py = shape_env.py();
         if self.hints.is_none() {
-            let backed = shape_env
-                .getattr(intern!(py, "backed_var_to_val"))
-                .ok()
-                .filter(|h| h.is_truthy().unwrap_or(false));
-            self.hints = Some(match backed {
-                Some(h) => h,
-                None => shape_env.getattr(intern!(py, "var_to_val"))?,
-            });
+            self.hints = Some(shape_env.getattr(intern!(py, "backed_var_to_val"))?);
         }
         Ok(self.hints.as_ref().expect("hints were just found"))
     }

@@ -169,8 +169,9 @@ def _whole(first: int, end: Any, wide: int) -> Any:
 
 def _hint(x: Any) -> int:
     """The example value of an int or SymInt."""
-    node = getattr(x, "node", None)
-    return int(node.hint) if node is not None and node.hint is not None else int(x)
+    if isinstance(x, torch.SymInt) and x.node.hint is not None:
+        return int(x.node.hint)
+    return int(x)
 
 
 def span_alias(member: Any, first: int, end: int) -> Any:

@@ -205,8 +205,13 @@ READS: list[tuple[str, list[str]]] = [
     ("torch._inductor.custom_graph_pass", ["CustomGraphPass"]),
     ("torch._prims_common", ["compute_required_storage_length"]),
     ("torch.utils._python_dispatch", ["is_traceable_wrapper_subclass"]),
-    # Read by ``_native`` (python/src/tensors.rs): one call per field.
-    ("torch._C.TensorBase", ["size", "stride", "storage_offset", "element_size", "untyped_storage"]),
+    # Read by ``_native``: a tensor's layout, one call per field
+    # (python/src/tensors.rs), its autograd base (checks.rs: a pinned base);
+    # a SymInt's node and the ShapeEnv's tables (decide.rs: never compared).
+    ("torch._C.TensorBase", ["size", "stride", "storage_offset", "element_size", "untyped_storage", "_base"]),
+    ("torch.fx.experimental.sym_node.SymNode", ["expr", "shape_env", "hint"]),
+    ("torch.fx.experimental.symbolic_shapes.ShapeEnv", ["backed_var_to_val", "var_to_range", "var_to_sources"]),
+    ("torch.utils._sympy.value_ranges.ValueRanges", ["lower", "upper"]),
 ]
 
 
@@ -229,17 +234,26 @@ def resolve(path: str) -> Any:
 def _has(owner: Any, name: str) -> bool:
     """Whether ``owner`` (a class, module or config) has ``name``: a
     dataclass field, a class attribute, or an attribute its ``__init__``
-    sets (read from the source: no instance is made)."""
+    (or the ``_init`` it calls, as ``ShapeEnv``'s) sets -- read from the
+    source: no instance is made."""
     if dataclasses.is_dataclass(owner) and name in {f.name for f in dataclasses.fields(owner)}:
         return True
     if hasattr(owner, name):
         return True
     if not isinstance(owner, type):
         return False
+    return any(f"self.{name}" in _source(inspect.getattr_static(owner, init, None)) for init in INITS)
+
+
+#: The methods whose source says which attributes an instance gets.
+INITS = ("__init__", "_init")
+
+
+def _source(fn: Any) -> str:
     try:
-        return f"self.{name}" in inspect.getsource(inspect.getattr_static(owner, "__init__"))
+        return inspect.getsource(fn) if fn is not None else ""
     except (OSError, TypeError):
-        return False
+        return ""
 
 
 def missing_reads() -> list[str]:
@@ -261,13 +275,6 @@ def _signature_problem(owner: Any, where: str, attr: str, params: list[str]) -> 
     return None
 
 
-def _source_has(fn: Any, text: str) -> bool:
-    try:
-        return text in inspect.getsource(fn)
-    except (OSError, TypeError):
-        return False
-
-
 def check() -> list[Any]:
     """Resolves and checks every name (``HOOKS``, ``LAMBDA``, ``READS``):
     the owners of the hooks, in ``HOOKS`` order; ``HookError`` naming each
@@ -286,7 +293,7 @@ def check() -> list[Any]:
     if post is not None and "runtime_metadata" not in inspect.signature(post).parameters:
         problems.append(f"{RW}.AOTSyntheticBaseWrapper.post_compile takes no runtime_metadata")
     cfm = resolve("torch._dynamo.guards.CheckFunctionManager")
-    if cfm is not None and not _source_has(inspect.getattr_static(cfm, "compile_check_fn", None), "aotautograd_guards"):
+    if cfm is not None and "aotautograd_guards" not in _source(inspect.getattr_static(cfm, "compile_check_fn", None)):
         problems.append(
             "torch._dynamo.guards.CheckFunctionManager.compile_check_fn no longer builds AOTAutograd's guards"
         )
