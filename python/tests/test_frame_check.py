@@ -313,3 +313,14 @@ def test_stats_count_the_cross_storage_check(fresh_torch):
     x = torch.zeros(8)
     g(x[:4], x[2:6])  # now aliased: the check fails, the frame recompiles
     assert st.stats.guard_failures >= 1 and st.stats.frames_compiled == 2
+
+
+def test_checks_of_another_form_never_pass():
+    """A saved artifact whose checks are not this symalias's classes (an
+    older version's tuples) gets a guard that never passes, with the
+    reason why -- never an unchecked frame, never an error at load."""
+    facts = _guards.FrameFacts([_Src("L['a']")], [("one_storage", [0])], [None], ["old words"])
+    builder = _Builder()
+    facts.install(builder, True)
+    code, verbose, closure = builder.added
+    assert code == ["False"] and verbose == [_guards.OUTDATED] and closure == {}
