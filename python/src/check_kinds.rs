@@ -27,15 +27,33 @@ use crate::error::at_field;
 
 /// What a static synthetic base bakes in.
 pub(crate) enum Base {
-    /// The autograd base's sizes, strides, offset and dtype.
-    Autograd {
-        sizes: Vec<i64>,
-        strides: Vec<i64>,
-        offset: i64,
-        dtype: Py<PyAny>,
-    },
+    /// The autograd base's layout.
+    Autograd(AutogradBase),
     /// No autograd base: the storage's size in bytes.
     Storage(i64),
+}
+
+/// An autograd base's sizes, strides, offset and dtype.
+pub(crate) struct AutogradBase {
+    pub(crate) sizes: Vec<i64>,
+    pub(crate) strides: Vec<i64>,
+    pub(crate) offset: i64,
+    /// A `torch.dtype`, compared by identity.
+    pub(crate) dtype: Py<PyAny>,
+}
+
+impl Base {
+    fn clone_ref(&self, py: Python<'_>) -> Base {
+        match self {
+            Base::Storage(n) => Base::Storage(*n),
+            Base::Autograd(a) => Base::Autograd(AutogradBase {
+                sizes: a.sizes.clone(),
+                strides: a.strides.clone(),
+                offset: a.offset,
+                dtype: a.dtype.clone_ref(py),
+            }),
+        }
+    }
 }
 
 /// A check in the checker's form, its members in range.
@@ -204,24 +222,18 @@ pub struct PyPinCheck {
     /// `(slot, storage offset)` pairs.
     #[pyo3(get)]
     offsets: Vec<(usize, i64)>,
-    /// The member whose base is pinned, if any.
-    #[pyo3(get)]
-    base_member: Option<usize>,
-    /// Its storage's size in bytes, when it has no autograd base.
-    #[pyo3(get)]
-    storage_nbytes: Option<i64>,
-    /// Its autograd base's sizes …
-    #[pyo3(get)]
-    base_sizes: Option<Vec<i64>>,
-    /// … strides …
-    #[pyo3(get)]
-    base_strides: Option<Vec<i64>>,
-    /// … storage offset …
-    #[pyo3(get)]
-    base_offset: Option<i64>,
-    /// … and dtype (a `torch.dtype`, compared by identity).
-    #[pyo3(get)]
-    base_dtype: Option<Py<PyAny>>,
+    /// The member whose base is pinned, and what is pinned.
+    base: Option<(usize, Base)>,
+}
+
+impl PyPinCheck {
+    /// The autograd base's layout, when that is what is pinned.
+    fn autograd(&self) -> Option<&AutogradBase> {
+        match &self.base {
+            Some((_, Base::Autograd(a))) => Some(a),
+            _ => None,
+        }
+    }
 }
 
 #[pymethods]
@@ -237,34 +249,67 @@ impl PyPinCheck {
         base_offset: Option<i64>,
         base_dtype: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let layout = [
-            base_sizes.is_some(),
-            base_strides.is_some(),
-            base_offset.is_some(),
-            base_dtype.is_some(),
-        ];
-        let whole = layout.iter().all(|&b| b);
-        let none = layout.iter().all(|&b| !b);
-        let ok = match base_member {
-            None => none && storage_nbytes.is_none(),
-            Some(_) => (whole && storage_nbytes.is_none()) || (none && storage_nbytes.is_some()),
+        let layout = (base_sizes, base_strides, base_offset, base_dtype);
+        let base = match (base_member, storage_nbytes, layout) {
+            (None, None, (None, None, None, None)) => None,
+            (Some(i), Some(n), (None, None, None, None)) => Some((i, Base::Storage(n))),
+            (Some(i), None, (Some(sizes), Some(strides), Some(offset), Some(dtype))) => {
+                let layout = AutogradBase {
+                    sizes,
+                    strides,
+                    offset,
+                    dtype,
+                };
+                Some((i, Base::Autograd(layout)))
+            }
+            _ => {
+                return Err(at_field(
+                    "PinCheck.base_member",
+                    "a pinned base takes storage_nbytes, or all of base_sizes, base_strides, \
+                     base_offset and base_dtype",
+                ))
+            }
         };
-        if !ok {
-            return Err(at_field(
-                "PinCheck.base_member",
-                "a pinned base takes storage_nbytes, or all of base_sizes, base_strides, \
-                 base_offset and base_dtype",
-            ));
+        Ok(PyPinCheck { offsets, base })
+    }
+
+    /// The member whose base is pinned, if any.
+    #[getter]
+    fn base_member(&self) -> Option<usize> {
+        self.base.as_ref().map(|(i, _)| *i)
+    }
+
+    /// Its storage's size in bytes, when it has no autograd base.
+    #[getter]
+    fn storage_nbytes(&self) -> Option<i64> {
+        match &self.base {
+            Some((_, Base::Storage(n))) => Some(*n),
+            _ => None,
         }
-        Ok(PyPinCheck {
-            offsets,
-            base_member,
-            storage_nbytes,
-            base_sizes,
-            base_strides,
-            base_offset,
-            base_dtype,
-        })
+    }
+
+    /// Its autograd base's sizes …
+    #[getter]
+    fn base_sizes(&self) -> Option<Vec<i64>> {
+        self.autograd().map(|a| a.sizes.clone())
+    }
+
+    /// … strides …
+    #[getter]
+    fn base_strides(&self) -> Option<Vec<i64>> {
+        self.autograd().map(|a| a.strides.clone())
+    }
+
+    /// … storage offset …
+    #[getter]
+    fn base_offset(&self) -> Option<i64> {
+        self.autograd().map(|a| a.offset)
+    }
+
+    /// … and dtype (a `torch.dtype`, compared by identity).
+    #[getter]
+    fn base_dtype(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.autograd().map(|a| a.dtype.clone_ref(py))
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
@@ -283,7 +328,8 @@ impl PyPinCheck {
     fn __repr__(&self) -> String {
         format!(
             "PinCheck(offsets={:?}, base_member={:?})",
-            self.offsets, self.base_member
+            self.offsets,
+            self.base_member()
         )
     }
 }
@@ -419,20 +465,11 @@ fn pin(c: Bound<'_, PyPinCheck>, n: usize) -> PyResult<Check> {
     let c = c.get();
     let slots: Vec<usize> = c.offsets.iter().map(|&(i, _)| i).collect();
     in_range("PinCheck", &slots, n)?;
-    let base = match c.base_member {
+    let base = match &c.base {
         None => None,
-        Some(i) => {
-            in_range("PinCheck", &[i], n)?;
-            let b = match (&c.base_sizes, &c.base_strides, c.base_offset, &c.base_dtype) {
-                (Some(sizes), Some(strides), Some(offset), Some(dtype)) => Base::Autograd {
-                    sizes: sizes.clone(),
-                    strides: strides.clone(),
-                    offset,
-                    dtype: dtype.clone_ref(py),
-                },
-                _ => Base::Storage(c.storage_nbytes.unwrap_or_default()),
-            };
-            Some((i, b))
+        Some((i, b)) => {
+            in_range("PinCheck", &[*i], n)?;
+            Some((*i, b.clone_ref(py)))
         }
     };
     Ok(Check::Pin {

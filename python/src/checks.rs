@@ -302,22 +302,17 @@ fn base_holds(t: &Bound<'_, PyAny>, want: &Base) -> PyResult<bool> {
                 .extract()?;
             Ok(n == *nbytes)
         }
-        Base::Autograd {
-            sizes,
-            strides,
-            offset,
-            dtype,
-        } => {
+        Base::Autograd(want) => {
             if b.is_none() {
                 return Ok(false);
             }
             let s = ints(&call(py, &b, Method::Size)?)?;
             let st = ints(&call(py, &b, Method::Stride)?)?;
             let o = int(&call(py, &b, Method::StorageOffset)?)?;
-            Ok(s.as_deref() == Some(sizes)
-                && st.as_deref() == Some(strides)
-                && o == Some(*offset)
-                && b.getattr(intern!(py, "dtype"))?.is(dtype.bind(py)))
+            Ok(s.as_deref() == Some(&want.sizes[..])
+                && st.as_deref() == Some(&want.strides[..])
+                && o == Some(want.offset)
+                && b.getattr(intern!(py, "dtype"))?.is(want.dtype.bind(py)))
         }
     }
 }

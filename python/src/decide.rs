@@ -2,11 +2,12 @@
 //! real or fake, with SymInt layouts — in Rust, answered by the engine's
 //! typed API, returned as a `Decision` object: no documents, no JSON.
 //!
-//! A SymInt is read without guarding (the one SymInt reader of the
-//! package): a node that is a constant gives its int; otherwise its expression's text (a
+//! A SymInt is read without guarding (the package's one SymInt reader): a
+//! node that is a constant gives its int; otherwise its expression's text (a
 //! symbol's name directly, anything else printed once per expression) and,
-//! per free symbol, its hint, range and source from the ShapeEnv's tables.
-//! Never a comparison on a SymInt (that would add a ShapeEnv guard).
+//! per free symbol, its hint, range and source from the ShapeEnv's tables
+//! -- or, in the hint-only mode, its value at the hints. Never a comparison
+//! on a SymInt (that would add a ShapeEnv guard).
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -66,7 +67,7 @@ impl<'py> Symbols<'py> {
         }
         let hint = match self.hints(shape_env)?.get_item(s) {
             Ok(h) => h,
-            Err(_) => return Err(crate::error::unbacked(&format!("symbol {name} is"))),
+            Err(_) => return Err(crate::error::unbacked(&[name])),
         };
         let hint: i64 = py.get_type::<PyInt>().call1((hint,))?.extract()?;
         let mut doc = SymbolSpec {
@@ -127,9 +128,7 @@ impl<'py> Symbols<'py> {
         self.text.set_item(&expr, &text)?;
         Ok((ExprField::Text(text), true))
     }
-}
 
-impl<'py> Symbols<'py> {
     /// `expr`'s value at its symbols' hints (the hint-only mode).
     fn at_hints(
         &mut self,
@@ -149,10 +148,7 @@ impl<'py> Symbols<'py> {
         }
         if !missing.is_empty() {
             missing.sort();
-            return Err(crate::error::unbacked(&format!(
-                "symbols {} are",
-                missing.join(", ")
-            )));
+            return Err(crate::error::unbacked(&missing));
         }
         let v = expr.call_method1(intern!(py, "xreplace"), (values,))?;
         py.get_type::<PyInt>().call1((v,))?.extract()
@@ -275,8 +271,8 @@ impl PyDecision {
 
 /// Shows `t` to the validator (`tensors::check_strided`) the first time
 /// its type is met. Per-tensor properties (sparse layouts, nestedness) are
-/// not read up front: reading such a tensor's layout fails, and the failure
-/// is shown to the validator (`refused`).
+/// not read up front: reading such a tensor's layout fails, and then the
+/// validator's refusal, if it has one, is the error.
 fn check_type(
     t: &Bound<'_, PyAny>,
     i: usize,
@@ -288,15 +284,6 @@ fn check_type(
         seen.push(ty);
     }
     Ok(())
-}
-
-/// The validator's verdict on `tensors[i]` after reading it failed with
-/// `e` (its `TypeError`), else `e`.
-fn located(t: &Bound<'_, PyAny>, i: usize, e: PyErr) -> PyErr {
-    match check_strided(t, i) {
-        Err(refusal) => refusal,
-        Ok(()) => e,
-    }
 }
 
 /// The fields of a size or stride tuple.
@@ -344,7 +331,8 @@ pub fn decide(
     let mut storages = Vec::with_capacity(tensors.len());
     for (i, t) in tensors.iter().enumerate() {
         check_type(t, i, &mut seen)?;
-        let s = call(py, t, Method::UntypedStorage).map_err(|e| located(t, i, e))?;
+        let s = call(py, t, Method::UntypedStorage)
+            .map_err(|e| check_strided(t, i).err().unwrap_or(e))?;
         if !storages.is_empty() && !s.is(&storages[0]) {
             return Err(crate::error::different_storages(i));
         }
@@ -360,7 +348,7 @@ pub fn decide(
     let mut specs = Vec::with_capacity(tensors.len());
     let mut offsets = Vec::with_capacity(tensors.len());
     for (i, (t, source)) in tensors.iter().zip(&sources).enumerate() {
-        let size = call(py, t, Method::Size).map_err(|e| located(t, i, e))?;
+        let size = call(py, t, Method::Size).map_err(|e| check_strided(t, i).err().unwrap_or(e))?;
         let sizes = fields(size, &mut syms, &mut symbolic)?;
         let strides = fields(call(py, t, Method::Stride)?, &mut syms, &mut symbolic)?;
         let (offset, s) = syms.field(&call(py, t, Method::StorageOffset)?)?;

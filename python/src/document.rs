@@ -34,7 +34,7 @@ pub(crate) fn read<T: DeserializeOwned>(doc: &Bound<'_, PyAny>) -> Read<T> {
     if let Ok(v) = pythonize::depythonize::<T>(doc) {
         return Read { id, value: Ok(v) };
     }
-    if let Some((path, value)) = not_finite(doc, String::new()) {
+    if let Some((path, value)) = not_finite(doc, String::new(), DEPTH) {
         return failed(
             id,
             Some(path),
@@ -78,12 +78,8 @@ fn id_of(doc: &Bound<'_, PyAny>) -> Option<String> {
 const DEPTH: usize = 64;
 
 /// The first non-finite float in `doc` and its field path (as
-/// `serde_path_to_error` writes paths: `a.b[0]`), looking `DEPTH` deep.
-fn not_finite(doc: &Bound<'_, PyAny>, path: String) -> Option<(String, String)> {
-    finite_walk(doc, path, DEPTH)
-}
-
-fn finite_walk(doc: &Bound<'_, PyAny>, path: String, depth: usize) -> Option<(String, String)> {
+/// `serde_path_to_error` writes paths: `a.b[0]`), looking `depth` deep.
+fn not_finite(doc: &Bound<'_, PyAny>, path: String, depth: usize) -> Option<(String, String)> {
     if depth == 0 {
         return None;
     }
@@ -99,7 +95,7 @@ fn finite_walk(doc: &Bound<'_, PyAny>, path: String, depth: usize) -> Option<(St
             } else {
                 format!("{path}.{key}")
             };
-            if let Some(found) = finite_walk(&v, at, depth - 1) {
+            if let Some(found) = not_finite(&v, at, depth - 1) {
                 return Some(found);
             }
         }
@@ -115,5 +111,5 @@ fn finite_walk(doc: &Bound<'_, PyAny>, path: String, depth: usize) -> Option<(St
     items
         .iter()
         .enumerate()
-        .find_map(|(i, v)| finite_walk(v, format!("{path}[{i}]"), depth - 1))
+        .find_map(|(i, v)| not_finite(v, format!("{path}[{i}]"), depth - 1))
 }

@@ -34,8 +34,12 @@ pub(crate) fn different_storages(other: usize) -> PyErr {
     ))
 }
 
-/// A symbol (or symbols: `what`) without a hint.
-pub(crate) fn unbacked(what: &str) -> PyErr {
+/// Symbols (by name) without a hint.
+pub(crate) fn unbacked(names: &[String]) -> PyErr {
+    let what = match names {
+        [one] => format!("symbol {one} is"),
+        _ => format!("symbols {} are", names.join(", ")),
+    };
     UnbackedSymbolError::new_err(format!(
         "{what} data-dependent (unbacked): it has no example value"
     ))

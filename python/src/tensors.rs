@@ -150,7 +150,7 @@ pub(crate) fn check_strided(t: &Bound<'_, PyAny>, i: usize) -> PyResult<()> {
 
 /// The validator's verdict on `tensors[i]` after reading it failed with
 /// `e` (a `TypeError` naming it), else `e` located at `tensors[i]`.
-pub(crate) fn refused(t: &Bound<'_, PyAny>, i: usize, e: PyErr) -> PyErr {
+fn refused(t: &Bound<'_, PyAny>, i: usize, e: PyErr) -> PyErr {
     match check_strided(t, i) {
         Err(refusal) => refusal,
         Ok(()) => PyTypeError::new_err(format!("tensors[{i}]: {}", e.value(t.py()))),

@@ -134,7 +134,7 @@ def _sources():
     ]
 
 
-@pytest.mark.parametrize("k", range(10))
+@pytest.mark.parametrize("k", range(len(_sources())))
 def test_paths_walk_the_source_chain(k):
     """A source's steps from the frame's locals come from its chain (never
     from its printed name); a link that is no plain item or attribute step

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from .. import OverlapResult
+from .. import OverlapResult, _native
 
 log = logging.getLogger("symalias.torch")
 
@@ -103,22 +103,16 @@ class Stats:
     def guard_checks(self) -> int:
         """Calls of symalias's run-time checks (every kind: partition, pins,
         cross-storage -- one call per call of a guarded frame)."""
-        from .. import _native
-
         return _native.check_counters()[0]
 
     @property
     def guard_failures(self) -> int:
         """Of those, how many failed (each a recompile or a cache miss)."""
-        from .. import _native
-
         return _native.check_counters()[1]
 
     @property
     def guard_check_seconds(self) -> float:
         """Time spent in them."""
-        from .. import _native
-
         return _native.check_counters()[2] * 1e-9
 
 
@@ -161,8 +155,6 @@ orphans: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
 def reset_stats() -> None:
     """The one reset (``install()``): ``stats`` and the native run-time
     check counters start from zero. ``lifetime`` is never reset."""
-    from .. import _native
-
     with lock:
         stats.__init__()  # type: ignore[misc]
         _native.reset_check_counters()
