@@ -20,6 +20,7 @@
 //! exact classification differs. Anything else is unknown — which is safe: it only
 //! adds a guard.
 
+mod cases;
 mod chain;
 mod guards;
 mod internal;
@@ -28,6 +29,7 @@ mod refute;
 mod split;
 mod witness;
 
+pub(crate) use cases::prove_case;
 pub use internal::{prove_internal, InternalProof};
 use witness::HintWitness;
 
@@ -271,8 +273,12 @@ struct Prover<'a, 's> {
     hint_set: Vec<usize>,
 }
 
-/// Proves (or refutes) the hint classification of a symbolic case.
-pub(crate) fn prove_case(
+/// The staged proof of the hint classification over `env`'s domain (the
+/// whole case, or a region of it: `cases.rs`). A `seed` is an allowed
+/// assignment where the classification differs, found before: the proof
+/// starts from it as its counterexample.
+#[allow(clippy::too_many_arguments)]
+fn prove_region(
     pool: &mut ExprPool,
     env: &Env,
     tensors: &[Layout],
@@ -280,8 +286,9 @@ pub(crate) fn prove_case(
     hint: &GroupAnswer,
     solver: &mut Solver,
     opts: ProofOptions,
+    seed: Option<Vec<(SymbolId, i64)>>,
 ) -> CaseProof {
-    let _span = debug_span!("prove_case", tensors = tensors.len()).entered();
+    let _span = debug_span!("prove_region", tensors = tensors.len()).entered();
     let first = views.first().map(|v| v.itemsize);
     let bytes_mode = views.iter().any(|v| Some(v.itemsize) != first);
     // One z3 context for the whole case: each query in a push/pop scope.
@@ -303,6 +310,9 @@ pub(crate) fn prove_case(
             hint_set: hint.overlapping.clone(),
         };
         p.build();
+        if let Some(cx) = seed {
+            p.try_counterexample(cx);
+        }
         p.run(hint)
     })
 }

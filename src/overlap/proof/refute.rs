@@ -91,13 +91,48 @@ impl Prover<'_, '_> {
 
     /// Records `cx` as a counterexample if the classification really differs there.
     pub(super) fn try_counterexample(&mut self, cx: Vec<(SymbolId, i64)>) -> bool {
-        match self.classify_at(&cx) {
-            Some(set) if set != self.hint_set => {
-                self.counterexample = Some(cx);
-                true
-            }
-            _ => false,
+        if !self.differs_at(&cx) {
+            return false;
         }
+        self.counterexample = Some(self.shrink(cx));
+        true
+    }
+
+    fn differs_at(&self, cx: &[(SymbolId, i64)]) -> bool {
+        self.classify_at(cx).is_some_and(|set| set != self.hint_set)
+    }
+
+    /// Moves each symbol of a counterexample towards its lower bound while
+    /// the classification still differs there. A model may pick large
+    /// values (`s2 = 30614`); a small counterexample is one a reader can
+    /// follow and a test can enumerate. Tries the first `SHRINK_STEPS`
+    /// values above the bound, then halvings of the distance to it: at most
+    /// `2 * SHRINK_STEPS` exact classifications per symbol.
+    fn shrink(&self, mut cx: Vec<(SymbolId, i64)>) -> Vec<(SymbolId, i64)> {
+        const SHRINK_STEPS: u32 = 16;
+        for k in 0..cx.len() {
+            let (s, now) = cx[k];
+            let Some(lo) = self
+                .env
+                .info(s)
+                .and_then(|i| i.declared.lo)
+                .and_then(|l| i64::try_from(l).ok())
+            else {
+                continue;
+            };
+            let near = (0..i64::from(SHRINK_STEPS)).map(|d| lo.saturating_add(d));
+            let halves = (1..=SHRINK_STEPS)
+                .rev()
+                .map(|j| lo.saturating_add(now.saturating_sub(lo) >> j));
+            for v in near.chain(halves).filter(|&v| v < now) {
+                cx[k].1 = v;
+                if self.differs_at(&cx) {
+                    break;
+                }
+                cx[k].1 = now;
+            }
+        }
+        cx
     }
 
     /// Concrete samples of allowed shapes; a differing classification refutes.
