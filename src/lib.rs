@@ -68,7 +68,7 @@ pub use guards::check::{Call, CallInput, CallTensor, CheckError, Failure, GuardS
 pub use guards::{Guard, GuardKind};
 pub use layout::{Layout, View};
 pub use overlap::{Proof, ProofOptions};
-pub use symalias_solver::Solver;
+pub use symalias_solver::{z3_version, Solver};
 
 pub mod analysis;
 pub mod aot;

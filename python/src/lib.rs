@@ -310,6 +310,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add(name, ty)?;
     }
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("z3_version", symalias::z3_version())?;
     m.add_function(wrap_pyfunction!(overlap, m)?)?;
     m.add_function(wrap_pyfunction!(render_guards, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;

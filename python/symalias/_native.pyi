@@ -44,9 +44,13 @@ __all__ = [
     "reset_check_counters",
     "restore",
     "simplify",
+    "z3_version",
 ]
 
 __version__: str
+# The libz3 the extension runs (`major.minor.build.revision`): the
+# z3-solver package it depends on.
+z3_version: str
 
 @final
 class InputError(ValueError):

@@ -1,11 +1,13 @@
 """The typed core API: overlap, analyze, simplify, parse, GuardSet."""
 
 import copy
+import importlib.metadata
 import itertools
 import json
 import os
 import pathlib
 import pickle
+import re
 import shutil
 import subprocess
 import threading
@@ -331,3 +333,14 @@ def test_the_binding_imports_nothing_from_the_package():
         imported |= set(re.findall(r'\.import\("([^"]+)"\)', path.read_text()))
     assert imported, "the scan found no import: it is broken"
     assert imported <= {"torch", "symalias._native"}, imported
+
+
+def test_one_z3_pin_for_the_build_the_package_and_the_process():
+    """The libz3 the extension runs is the z3-solver wheel that .ci/setup
+    unpacks for the Rust build and that the package depends on: one pin."""
+    setup = re.search(r'^Z3_SOLVER="([^"]+)"$', (ROOT / ".ci/setup").read_text(), re.M)
+    assert setup, ".ci/setup pins Z3_SOLVER"
+    pyproject = (ROOT / "python/pyproject.toml").read_text()
+    assert f'dependencies = ["z3-solver=={setup[1]}"]' in pyproject
+    assert importlib.metadata.version("z3-solver") == setup[1]
+    assert symalias._native.z3_version == setup[1]

@@ -49,6 +49,19 @@ use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 use worker::Worker;
 
+/// The version of the libz3 this process runs, `major.minor.build.revision`
+/// (`5.4.1.0`: the pinned `z3-solver` wheel's, see `.ci/setup`). Read from
+/// the loaded library, not from the header the build used.
+///
+/// ```
+/// let v = symalias_solver::z3_version();
+/// assert_eq!(v.split('.').count(), 4, "{v}");
+/// ```
+pub fn z3_version() -> String {
+    let full = z3::full_version();
+    full.strip_prefix("Z3 ").unwrap_or(full).to_string()
+}
+
 /// Resource budget of one query. `rlimit` is z3's deterministic resource
 /// counter and the primary bound; `wall` is the backstop for the queries where
 /// z3 4.8.12 ignores it.
