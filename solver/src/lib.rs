@@ -1,4 +1,5 @@
-//! `symalias-solver`: a thin, deterministic wrapper around the system z3.
+//! `symalias-solver`: a thin, deterministic wrapper around z3 (5.4.1, the
+//! pinned `z3-solver` wheel's libz3: `.ci/setup`, [`z3_version`]).
 //!
 //! This crate knows nothing about tensors. It owns the z3 configuration that the
 //! rest of symalias relies on:
@@ -8,8 +9,8 @@
 //! * a **fixed random seed**;
 //! * a **resource limit** (`rlimit`) instead of z3's wall-clock `timeout`, which can
 //!   deadlock libz3 4.8.12 once it fires (see `DESIGN.md`);
-//! * a **hard wall-clock bound** on every query, because 4.8.12 does not honour
-//!   `rlimit` everywhere: a watchdog thread interrupts the context
+//! * a **hard wall-clock bound** on every query, because z3 has not honoured
+//!   `rlimit` everywhere (4.8.12 measured; no later version is assumed better): a watchdog thread interrupts the context
 //!   (`Z3_interrupt`) when a query outlives its deadline, and the query answers
 //!   [`Answer::Unknown`] (see the `watchdog` module);
 //! * an explicit three-valued [`Answer`].
@@ -64,7 +65,7 @@ pub fn z3_version() -> String {
 
 /// Resource budget of one query. `rlimit` is z3's deterministic resource
 /// counter and the primary bound; `wall` is the backstop for the queries where
-/// z3 4.8.12 ignores it.
+/// z3 ignores it (measured with 4.8.12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// z3 `rlimit` (resource units); 0 means unlimited.
