@@ -27,7 +27,7 @@
 //! was. The regions share the case's deadline.
 
 use super::refute::allowed_at;
-use super::{prove_region, CaseProof, PairStatus, Proof, ProofOptions};
+use super::{prove_region, Case, CaseProof, PairStatus, Proof, ProofOptions};
 use crate::env::{Env, Interval};
 use crate::expr::{ExprPool, SymbolId};
 use crate::layout::{Layout, View};
@@ -56,9 +56,7 @@ enum Outcome {
 /// The case being proved, and what every region shares.
 struct Cases<'a, 's> {
     pool: &'a mut ExprPool,
-    tensors: &'a [Layout],
-    views: &'a [View],
-    hint: &'a GroupAnswer,
+    case: Case<'a>,
     solver: &'s mut Solver,
     opts: ProofOptions,
     /// The symbols that decide the classification: those of the layouts
@@ -82,7 +80,12 @@ pub(crate) fn prove_case(
         deadline: Some(opts.deadline_from(Instant::now())),
         ..opts
     };
-    let first = prove_region(pool, env, tensors, views, hint, solver, opts, None);
+    let case = Case {
+        tensors,
+        views,
+        hint,
+    };
+    let first = prove_region(pool, env, case, solver, opts, None);
     if first.invariant.is_some() {
         return first;
     }
@@ -100,25 +103,14 @@ pub(crate) fn prove_case(
     syms.dedup();
     let mut cases = Cases {
         pool,
-        tensors,
-        views,
-        hint,
+        case,
         solver,
         opts,
         syms,
     };
     match cases.by_cases(env, 0) {
         Outcome::Proved => proved(first, hint),
-        Outcome::Refuted(cx) => {
-            let Cases {
-                pool,
-                tensors,
-                views,
-                solver,
-                ..
-            } = cases;
-            prove_region(pool, env, tensors, views, hint, solver, opts, Some(cx))
-        }
+        Outcome::Refuted(cx) => cases.staged(env, Some(cx)),
         Outcome::Unknown => first,
     }
 }
@@ -149,6 +141,11 @@ fn proved(first: CaseProof, hint: &GroupAnswer) -> CaseProof {
 }
 
 impl Cases<'_, '_> {
+    /// The staged prover on a region (from a counterexample, if `seed`).
+    fn staged(&mut self, env: &Env, seed: Option<Vec<(SymbolId, i64)>>) -> CaseProof {
+        prove_region(self.pool, env, self.case, self.solver, self.opts, seed)
+    }
+
     fn time_left(&self) -> bool {
         self.opts.deadline.is_none_or(|d| Instant::now() < d)
     }
@@ -158,16 +155,7 @@ impl Cases<'_, '_> {
         if self.points(env).is_some_and(|n| n <= BOX_POINTS) {
             return self.exhaust(env);
         }
-        let p = prove_region(
-            self.pool,
-            env,
-            self.tensors,
-            self.views,
-            self.hint,
-            self.solver,
-            self.opts,
-            None,
-        );
+        let p = self.staged(env, None);
         match p.invariant {
             Some(true) => Outcome::Proved,
             Some(false) => self.refuted_at(p),
@@ -196,16 +184,7 @@ impl Cases<'_, '_> {
             }
             let mut rest = env.clone();
             rest.narrow(s, Interval::new(Some(cut), None));
-            let p = prove_region(
-                self.pool,
-                &rest,
-                self.tensors,
-                self.views,
-                self.hint,
-                self.solver,
-                self.opts,
-                None,
-            );
+            let p = self.staged(&rest, None);
             match p.invariant {
                 Some(true) => {}
                 Some(false) => return self.refuted_at(p),
@@ -266,7 +245,7 @@ impl Cases<'_, '_> {
             }
             let point: Vec<(SymbolId, i64)> = self.syms.iter().copied().zip(at.clone()).collect();
             match self.classify(env, &point) {
-                Some(Some(set)) if set != self.hint.overlapping => {
+                Some(Some(set)) if set != self.case.hint.overlapping => {
                     return Outcome::Refuted(point);
                 }
                 Some(Some(_)) | None => {}
@@ -302,6 +281,7 @@ impl Cases<'_, '_> {
             return None;
         }
         let views = self
+            .case
             .tensors
             .iter()
             .map(|t| t.at(self.pool, &look, "a point").ok())

@@ -273,21 +273,32 @@ struct Prover<'a, 's> {
     hint_set: Vec<usize>,
 }
 
+/// A case to prove: its layouts, their views at the hints, and the answer
+/// at the hints.
+#[derive(Clone, Copy)]
+struct Case<'a> {
+    tensors: &'a [Layout],
+    views: &'a [View],
+    hint: &'a GroupAnswer,
+}
+
 /// The staged proof of the hint classification over `env`'s domain (the
 /// whole case, or a region of it: `cases.rs`). A `seed` is an allowed
 /// assignment where the classification differs, found before: the proof
 /// starts from it as its counterexample.
-#[allow(clippy::too_many_arguments)]
 fn prove_region(
     pool: &mut ExprPool,
     env: &Env,
-    tensors: &[Layout],
-    views: &[View],
-    hint: &GroupAnswer,
+    case: Case<'_>,
     solver: &mut Solver,
     opts: ProofOptions,
     seed: Option<Vec<(SymbolId, i64)>>,
 ) -> CaseProof {
+    let Case {
+        tensors,
+        views,
+        hint,
+    } = case;
     let _span = debug_span!("prove_region", tensors = tensors.len()).entered();
     let first = views.first().map(|v| v.itemsize);
     let bytes_mode = views.iter().any(|v| Some(v.itemsize) != first);

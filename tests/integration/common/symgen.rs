@@ -235,26 +235,32 @@ pub fn case(index: u64) -> (&'static str, Vec<GenSym>, Value) {
             "dtypeview" => g.dtypeview(),
             _ => g.window(),
         };
-        let mut symbols = serde_json::Map::new();
-        for (i, s) in g.syms.iter().enumerate() {
-            symbols.insert(
-                format!("s{i}"),
-                json!({"hint": s.hint, "min": s.min, "max": s.max, "source": format!("L['n{i}']")}),
-            );
-        }
-        let tensors: Vec<Value> = tensors
-            .into_iter()
-            .enumerate()
-            .map(|(i, mut t)| {
-                t["source"] = json!(format!("L['t{i}']"));
-                t
-            })
-            .collect();
-        let c = json!({"id": format!("gen-{index}"), "symbols": symbols, "assumptions": [], "tensors": tensors});
-        let hints: Vec<i64> = g.syms.iter().map(|s| s.hint).collect();
-        if super::views::case_views_at(&c, &hints).is_some() {
+        if let Some(c) = assemble(&format!("gen-{index}"), &g.syms, tensors) {
             return (family, g.syms, c);
         }
     }
     unreachable!("some attempt gives valid views")
+}
+
+/// The FORMATS §3 case of generated symbols and tensors (sources `L['n<i>']`
+/// and `L['t<i>']`), `None` when some field is invalid at the hints.
+pub fn assemble(id: &str, syms: &[GenSym], tensors: Vec<Value>) -> Option<Value> {
+    let mut symbols = serde_json::Map::new();
+    for (i, s) in syms.iter().enumerate() {
+        symbols.insert(
+            format!("s{i}"),
+            json!({"hint": s.hint, "min": s.min, "max": s.max, "source": format!("L['n{i}']")}),
+        );
+    }
+    let tensors: Vec<Value> = tensors
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut t)| {
+            t["source"] = json!(format!("L['t{i}']"));
+            t
+        })
+        .collect();
+    let c = json!({"id": id, "symbols": symbols, "assumptions": [], "tensors": tensors});
+    let hints: Vec<i64> = syms.iter().map(|s| s.hint).collect();
+    super::views::case_views_at(&c, &hints).map(|_| c)
 }

@@ -20,7 +20,7 @@
 
 #![allow(dead_code)]
 
-use super::symgen::GenSym;
+use super::symgen::{self, GenSym};
 use super::Rng;
 use serde_json::{json, Value};
 
@@ -277,24 +277,7 @@ pub fn case(index: u64) -> (&'static str, Vec<GenSym>, Value) {
             "products" => g.products(),
             _ => g.strided(),
         };
-        let mut symbols = serde_json::Map::new();
-        for (i, s) in g.syms.iter().enumerate() {
-            symbols.insert(
-                format!("s{i}"),
-                json!({"hint": s.hint, "min": s.min, "max": s.max, "source": format!("L['n{i}']")}),
-            );
-        }
-        let tensors: Vec<Value> = tensors
-            .into_iter()
-            .enumerate()
-            .map(|(i, mut t)| {
-                t["source"] = json!(format!("L['t{i}']"));
-                t
-            })
-            .collect();
-        let c = json!({"id": format!("prod-{index}"), "symbols": symbols, "assumptions": [], "tensors": tensors});
-        let hints: Vec<i64> = g.syms.iter().map(|s| s.hint).collect();
-        if super::views::case_views_at(&c, &hints).is_some() {
+        if let Some(c) = symgen::assemble(&format!("prod-{index}"), &g.syms, tensors) {
             return (family, g.syms, c);
         }
     }
