@@ -147,8 +147,10 @@ def overlap(
     its parts as attributes.
 
     A slice of ``s0`` elements before 4 elements at offset 8: disjoint at
-    the hint ``s0 = 6``, not for every ``s0`` up to 16 (refuted), so a shape
-    guard and the exact guard keep the answer:
+    the hint ``s0 = 6``, not for every ``s0`` up to 16 (refuted: from
+    ``s0 = 9`` on they meet, and a counterexample is moved towards the lower
+    bounds while it stays one), so a shape guard and the exact guard keep the
+    answer:
 
     >>> x = Symbol(hint=6, min=2, max=16, source="L['x'].size()[0]")
     >>> r = overlap(
@@ -156,7 +158,7 @@ def overlap(
     ...     {"s0": x},
     ... )
     >>> r.overlapping, r.invariant, r.counterexample
-    ((), False, {'s0': 16})
+    ((), False, {'s0': 9})
     >>> [g.text for g in r.guards]
     ['s0 <= 8', "check_overlapping(overlapping=[], non_overlapping=[L['x'], L['y']])"]
     >>> try:

@@ -98,7 +98,11 @@ pub(crate) fn prove_case(
     for &a in env.assumptions() {
         syms.extend(pool.symbols_of(a));
     }
-    syms.retain(|s| env.symbols().contains(s));
+    if syms.iter().any(|s| !env.symbols().contains(s)) {
+        // A symbol without a range cannot be enumerated; every point would
+        // fail to evaluate and look outside the domain (a vacuous "proof").
+        return first;
+    }
     syms.sort_unstable();
     syms.dedup();
     let mut cases = Cases {
