@@ -120,6 +120,31 @@ impl Prover<'_, '_> {
         self.always(cond)
     }
 
+    /// The range `[lo, hi]` of a view's `R`, once `0 <= R <= g - 1` is
+    /// proved for all shapes. The term-by-term split can leave `R` negative
+    /// (`2*s0**2 - s0` gives `Q = 2`, `R = -s0`); then one `g` is borrowed
+    /// from `Q` (`Q = 1`, `R = s0**2 - s0`), which keeps `g*Q + R`.
+    fn remainder_in(
+        &mut self,
+        s: &mut Split,
+        g: ExprId,
+        minus_one: ExprId,
+    ) -> Option<(ExprId, ExprId)> {
+        for borrow in [false, true] {
+            if borrow {
+                s.r0 = self.pool.add(&[s.r0, g]);
+                s.q0 = self.pool.add(&[s.q0, minus_one]);
+            }
+            let r_hi = self.part_max(s.r0, &s.r_dims);
+            let r_lo = expand(self.pool, s.r0);
+            if !self.below(minus_one, r_lo) {
+                continue; // R may be negative: borrow (once)
+            }
+            return self.below(r_hi, g).then_some((r_lo, r_hi));
+        }
+        None
+    }
+
     /// Candidate strides `g`: the symbolic strides of both views, as written
     /// and without their constant coefficients, those both views use first.
     fn split_candidates(&mut self, a: usize, b: usize) -> Vec<ExprId> {
@@ -165,19 +190,17 @@ impl Prover<'_, '_> {
             return Proof::Unknown;
         }
         for g in self.split_candidates(a, b) {
-            let sa = self.split_view(a, g);
-            let sb = self.split_view(b, g);
+            let mut sa = self.split_view(a, g);
+            let mut sb = self.split_view(b, g);
             // Both views: 0 <= R <= g - 1 for all shapes.
             let minus_one = self.pool.int(-1);
             let mut fits = true;
             let mut ranges = Vec::new();
-            for s in [&sa, &sb] {
-                let r_hi = self.part_max(s.r0, &s.r_dims);
-                let r_lo = expand(self.pool, s.r0);
-                if !(self.below(minus_one, r_lo) && self.below(r_hi, g)) {
+            for s in [&mut sa, &mut sb] {
+                let Some((r_lo, r_hi)) = self.remainder_in(s, g, minus_one) else {
                     fits = false;
                     break;
-                }
+                };
                 let q_hi = self.part_max(s.q0, &s.q_dims);
                 ranges.push((r_lo, r_hi, s.q0, q_hi));
             }
