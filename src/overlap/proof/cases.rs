@@ -44,6 +44,11 @@ const SMALL: i128 = 8;
 /// At most this many cuts, one inside the other.
 const DEPTH: usize = 2;
 
+/// Cases of more views are left as the staged prover answers them: each
+/// region re-runs it over every view, and a large group's proof rests on
+/// its chain and guards.
+const MAX_VIEWS: usize = 8;
+
 /// What a region came to.
 enum Outcome {
     Proved,
@@ -86,7 +91,7 @@ pub(crate) fn prove_case(
         hint,
     };
     let first = prove_region(pool, env, case, solver, opts, None);
-    if first.invariant.is_some() {
+    if first.invariant.is_some() || tensors.len() > MAX_VIEWS {
         return first;
     }
     let mut syms: Vec<SymbolId> = Vec::new();
@@ -156,7 +161,7 @@ impl Cases<'_, '_> {
 
     /// A region: by exhaustion when small, else the staged prover, else cut.
     fn region(&mut self, env: &Env, depth: usize) -> Outcome {
-        if self.points(env).is_some_and(|n| n <= BOX_POINTS) {
+        if self.points(env).is_some() {
             return self.exhaust(env);
         }
         let p = self.staged(env, None);
@@ -170,7 +175,7 @@ impl Cases<'_, '_> {
     /// Cuts the region at the small values of one symbol (the first whose
     /// rest is proved), each small value a region of its own.
     fn by_cases(&mut self, env: &Env, depth: usize) -> Outcome {
-        if self.points(env).is_some_and(|n| n <= BOX_POINTS) {
+        if self.points(env).is_some() {
             return self.exhaust(env);
         }
         if depth >= DEPTH {
@@ -217,12 +222,13 @@ impl Cases<'_, '_> {
         cx.map_or(Outcome::Unknown, Outcome::Refuted)
     }
 
-    /// The number of points of the region's box, `None` when unbounded.
+    /// The number of points of the region's box, `None` when unbounded or
+    /// larger than `BOX_POINTS`.
     fn points(&self, env: &Env) -> Option<i128> {
         self.syms.iter().try_fold(1i128, |n, &s| {
             let r = env.range(s);
             let width = r.hi?.checked_sub(r.lo?)?.checked_add(1)?.max(0);
-            n.checked_mul(width).filter(|&n| n <= BOX_POINTS * 1024)
+            n.checked_mul(width).filter(|&n| n <= BOX_POINTS)
         })
     }
 

@@ -107,10 +107,14 @@ impl Prover<'_, '_> {
     /// values (`s2 = 30614`); a small counterexample is one a reader can
     /// follow and a test can enumerate. Tries the first `SHRINK_STEPS`
     /// values above the bound, then halvings of the distance to it: at most
-    /// `2 * SHRINK_STEPS` exact classifications per symbol.
+    /// `2 * SHRINK_STEPS` exact classifications per symbol, and none once
+    /// the case's deadline has passed.
     fn shrink(&self, mut cx: Vec<(SymbolId, i64)>) -> Vec<(SymbolId, i64)> {
         const SHRINK_STEPS: u32 = 16;
         for k in 0..cx.len() {
+            if !self.time_left() {
+                break; // a large group's model: keep what is shrunk so far
+            }
             let (s, now) = cx[k];
             let Some(lo) = self
                 .env
