@@ -31,6 +31,10 @@ struct Symbols<'py> {
     hints: Option<Bound<'py, PyAny>>,
     /// Each SymInt is read as its value at the hints (no symbols declared).
     hints_only: bool,
+    /// A symbol without a hint (unbacked) takes its range's lower bound (or
+    /// upper, when unbounded below) as hint: only a proof for all shapes
+    /// means anything then.
+    unbacked: bool,
 }
 
 /// A sympy bound as an i64; None for an infinity or anything else.
@@ -65,15 +69,7 @@ impl<'py> Symbols<'py> {
         if self.docs.contains_key(&name) {
             return Ok(());
         }
-        let hint = match self.hints(shape_env)?.get_item(s) {
-            Ok(h) => h,
-            Err(_) => return Err(crate::error::unbacked(&[name])),
-        };
-        let hint: i64 = py.get_type::<PyInt>().call1((hint,))?.extract()?;
-        let mut doc = SymbolSpec {
-            hint: Some(hint),
-            ..SymbolSpec::default()
-        };
+        let mut doc = SymbolSpec::default();
         let vr = shape_env
             .getattr(intern!(py, "var_to_range"))?
             .call_method1(intern!(py, "get"), (s,))?;
@@ -81,6 +77,11 @@ impl<'py> Symbols<'py> {
             doc.min = bound(&vr.getattr(intern!(py, "lower"))?)?;
             doc.max = bound(&vr.getattr(intern!(py, "upper"))?)?;
         }
+        doc.hint = match self.hints(shape_env)?.get_item(s) {
+            Ok(h) => Some(py.get_type::<PyInt>().call1((h,))?.extract()?),
+            Err(_) if self.unbacked && doc.min.or(doc.max).is_some() => doc.min.or(doc.max),
+            Err(_) => return Err(crate::error::unbacked(&[name])),
+        };
         let sources = shape_env
             .getattr(intern!(py, "var_to_sources"))?
             .call_method1(intern!(py, "get"), (s,))?;
@@ -309,15 +310,18 @@ fn fields<'py>(
 /// case: no symbols, no proof).
 /// Raises `TypeError` for what is not a strided tensor,
 /// `DifferentStoragesError` when the tensors are not views of one storage,
-/// `UnbackedSymbolError` for a data-dependent symbol.
+/// `UnbackedSymbolError` for a data-dependent symbol -- unless `unbacked`,
+/// where such a symbol is read with its range and a hint made from it (only
+/// `invariant == True`, a proof for the whole range, then means anything).
 #[pyfunction]
-#[pyo3(signature = (tensors, sources, *, prove = true, hints_only = false))]
+#[pyo3(signature = (tensors, sources, *, prove = true, hints_only = false, unbacked = false))]
 pub fn decide(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
     sources: Vec<String>,
     prove: bool,
     hints_only: bool,
+    unbacked: bool,
 ) -> PyResult<PyDecision> {
     let tensors: Vec<Bound<'_, PyAny>> = tensors.try_iter()?.collect::<PyResult<_>>()?;
     if sources.len() != tensors.len() {
@@ -343,6 +347,7 @@ pub fn decide(
         text: PyDict::new(py),
         hints: None,
         hints_only,
+        unbacked,
     };
     let mut symbolic = false;
     let mut specs = Vec::with_capacity(tensors.len());

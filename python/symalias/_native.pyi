@@ -438,9 +438,18 @@ class Decision:
     def result(self) -> OverlapResult:
         """The whole typed result (pairs, witnesses, guards), built natively."""
 
-def decide(tensors: Sequence[Any], sources: Sequence[str], *, prove: bool = True, hints_only: bool = False) -> Decision:
+def decide(
+    tensors: Sequence[Any],
+    sources: Sequence[str],
+    *,
+    prove: bool = True,
+    hints_only: bool = False,
+    unbacked: bool = False,
+) -> Decision:
     """One storage group of torch tensors (real or fake; SymInt layouts read
     without guarding) decided natively; ``hints_only``: each SymInt read as
-    its value at the hints. Raises ``TypeError`` for what is not a strided
+    its value at the hints; ``unbacked``: a symbol without a hint is read
+    with its range, its hint made from the range's bound (only a proof,
+    ``invariant is True``, then means anything). Raises ``TypeError`` for what is not a strided
     tensor, ``DifferentStoragesError`` / ``UnbackedSymbolError``,
     ``InputError`` for an invalid layout."""

@@ -59,6 +59,14 @@ ATTR = "symalias_recipe"
 KEY_MARK = "-symalias"
 
 
+def reinplace_mark() -> str:
+    """What every AOTAutograd and FX graph cache key carries while installed:
+    the graphs were compiled with symalias's answer in Inductor's reinplace
+    pass (``_reinplace``), so an entry compiled without it is never served
+    to an installed process, nor one compiled with it to stock torch."""
+    return f"-symalias-reinplace{_state.REINPLACE_VERSION}.{__version__}"
+
+
 def _baked(tensors: list[Any]) -> list[Any]:
     """What a synthetic-base graph of this group bakes in and torch's key
     leaves out -- the facts ``PinFact`` pins: each member's integer storage
@@ -110,14 +118,30 @@ def wrap_key(orig: Callable[..., tuple[str, list[str]]]) -> Callable[..., tuple[
             with lock:
                 stats.cache_bypassed += 1
             raise
+        mark = reinplace_mark()
+        lines = [*lines, f"[symalias] reinplace decision: {mark}"]
         if fp is None:
-            return key, lines
+            return f"{key}{mark}", lines
         with lock:
             stats.cache_keys += 1
-        return f"{key}{KEY_MARK}{fp}", [*lines, f"[symalias] aliasing decision: {fp}"]
+        return f"{key}{KEY_MARK}{fp}{mark}", [*lines, f"[symalias] aliasing decision: {fp}"]
 
     autograd_cache_key.__wrapped__ = orig  # type: ignore[attr-defined]
     return autograd_cache_key
+
+
+def wrap_fx_graph_hash(orig: Callable[..., tuple[str, list[str]]]) -> Callable[..., tuple[str, list[str]]]:
+    """Inductor's FX graph cache key: the reinplace mark appended."""
+
+    def compiled_fx_graph_hash(
+        gm: Any, example_inputs: Sequence[Any], fx_kwargs: Any, inputs_to_check: Sequence[int]
+    ) -> tuple[str, list[str]]:
+        key, lines = orig(gm, example_inputs, fx_kwargs, inputs_to_check)
+        mark = reinplace_mark()
+        return f"{key}{mark}", [*lines, f"[symalias] reinplace decision: {mark}"]
+
+    compiled_fx_graph_hash.__wrapped__ = orig  # type: ignore[attr-defined]
+    return compiled_fx_graph_hash
 
 
 def _recipe_of(entry: Any, key: str, args: Sequence[Any]) -> Recipe | None:

@@ -23,6 +23,9 @@ log = logging.getLogger("symalias.torch")
 #: Version of what a cache entry's recipe means; bump when the decision or
 #: the guards derived from it change, so entries of older versions miss.
 RECIPE_VERSION = 2
+#: Version of symalias's answer in Inductor's reinplace pass, in every
+#: cache key made while installed; bump when that answer changes.
+REINPLACE_VERSION = 1
 
 
 class HookError(RuntimeError):
@@ -97,6 +100,11 @@ class Stats:
     cache_rejected: int = 0
     #: Compiles that bypassed the AOTAutograd cache because of symalias.
     cache_bypassed: int = 0
+    #: Runs of Inductor's reinplace pass with symalias's answer
+    #: (``_reinplace``), the overlap questions it asked, and their time.
+    reinplace_passes: int = 0
+    reinplace_decisions: int = 0
+    reinplace_seconds: float = 0.0
     reports: list[GroupReport] = field(default_factory=list)
 
     @property

@@ -55,7 +55,8 @@ class Hook:
 
     owner: str
     attr: str
-    params: list[str]
+    #: None: a builtin or a class, whose signature is not compared.
+    params: list[str] | None
     wrap: str
     static: bool = False
 
@@ -64,6 +65,7 @@ RW = "torch._functorch._aot_autograd.runtime_wrappers"
 AC = "torch._functorch._aot_autograd.autograd_cache"
 SC = "torch._functorch._aot_autograd.schemas"
 SRC = "torch._dynamo.source"
+RP = "torch._inductor.fx_passes.reinplace"
 
 HOOKS = [
     # H1: the decision.
@@ -140,7 +142,30 @@ HOOKS = [
         static=True,
     ),
     Hook(f"{AC}.AOTAutogradCache", "save", ["key", "entry", "remote"], "_cache.wrap_save", static=True),
+    # Inductor's FX graph cache: keyed on symalias's reinplace answer too.
+    Hook(
+        "torch._inductor.codecache",
+        "compiled_fx_graph_hash",
+        ["gm", "example_inputs", "fx_kwargs", "inputs_to_check"],
+        "_cache.wrap_fx_graph_hash",
+    ),
+    # Inductor's reinplace pass asks symalias (``_reinplace``): switched on
+    # while the pass runs, three names of its module answered in bytes.
+    Hook(RP, "reinplace_inplaceable_ops_core", ["graph"], "_reinplace.wrap_core"),
+    Hook(RP, "get_node_storage", ["node"], "_reinplace.wrap_get_node_storage"),
+    Hook(RP, "OrderedSet", None, "_reinplace.wrap_ordered_set"),
+    Hook(RP, "compute_overlapping_tensors", None, "_reinplace.wrap_compute_overlapping"),
 ]
+
+#: What ``_reinplace`` changes in the reinplace pass: each must still be in
+#: its source, or ``install()`` refuses.
+REINPLACE_SITES = (
+    "_overlap",
+    "compute_overlapping_tensors(ls)",
+    "OrderedSet(get_node_storage(arg) for arg in mutated_arg)",
+    "storage_of_reinplaced_args = OrderedSet",
+    "in storage_of_reinplaced_args",
+)
 
 #: Looked up and checked, not replaced: ``(owner, attr, parameters)``.
 LAMBDA = (
@@ -265,10 +290,12 @@ def missing_reads() -> list[str]:
     return out
 
 
-def _signature_problem(owner: Any, where: str, attr: str, params: list[str]) -> str | None:
+def _signature_problem(owner: Any, where: str, attr: str, params: list[str] | None) -> str | None:
     fn = getattr(owner, attr, None) if owner is not None else None
     if fn is None:
         return f"{where}.{attr} is missing"
+    if params is None:
+        return None if callable(fn) else f"{where}.{attr} is not callable"
     got = list(inspect.signature(fn).parameters)[: len(params)]
     if got != params:
         return f"{where}.{attr} takes {got}, symalias expects {params}"
@@ -297,6 +324,10 @@ def check() -> list[Any]:
         problems.append(
             "torch._dynamo.guards.CheckFunctionManager.compile_check_fn no longer builds AOTAutograd's guards"
         )
+    core = _source(resolve(f"{RP}.reinplace_inplaceable_ops_core"))
+    problems += [
+        f"{RP}.reinplace_inplaceable_ops_core no longer has {site!r}" for site in REINPLACE_SITES if site not in core
+    ]
     problems = [p for p in problems if p]
     if problems:
         raise HookError(f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(problems))

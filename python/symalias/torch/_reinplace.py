@@ -1,0 +1,202 @@
+"""symalias's answer in Inductor's reinplace pass
+(``torch._inductor.fx_passes.reinplace``, torch 2.15).
+
+The pass turns a functionalized mutation (``auto_functionalized``,
+``auto_functionalized_v2``, user Triton kernels, in-placeable aten and
+foreach ops) back into an in-place op where it can show no later reader
+sees the write; otherwise the mutated argument is cloned. torch decides
+aliasing there in three places, each coarser than the bytes:
+
+1. ``can_inplace``'s ``_overlap`` asks ``compute_overlapping_tensors``
+   (conservative on interleaves, unsound on bug B0's layouts) and answers
+   "overlap" on any data-dependent size;
+2. ``tensor_with_same_storage_already_reinplaced``: once one mutated
+   argument of a storage is reinplaced, every other one on that storage is
+   cloned (torch's "TODO this logic can be made more precise using
+   ``_overlap``");
+3. a list-valued mutated argument whose tensors share a storage is never
+   reinplaced ("TODO Using ``_overlap`` here causes a several issues").
+
+symalias keeps torch's pass and changes what those three questions read,
+through three names of the pass's module, and only while the pass runs
+(``reinplace_inplaceable_ops_core`` wrapped; elsewhere each name behaves
+as torch's):
+
+* ``compute_overlapping_tensors`` -> ``overlapping``: the exact answer in
+  bytes; for symbolic layouts a proof for every allowed shape (unbacked
+  sizes read with their ranges), otherwise "overlap". Never a guard.
+* ``get_node_storage`` -> a ``Footprint``: torch's storage key (hashed
+  and compared as torch's, so the pass's per-storage buckets and
+  same-storage tests are unchanged) carrying the node's fake tensor.
+* ``OrderedSet`` -> ``FootprintSet``: torch's ordered set, except that a
+  ``Footprint`` is "in" it when it overlaps one already added. That makes
+  (2) "a reinplaced argument overlaps this one" and (3) "two tensors of the
+  list overlap", which is what the TODOs ask for.
+
+Disjoint mutated arguments of one storage are then each reinplaced;
+overlapping ones are cloned as before. ``install()`` checks that the pass
+still contains the two places (``_torch.check``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Callable
+
+from .. import _native
+from ._state import lock, log, stats
+
+_local = threading.local()
+
+
+def _active() -> dict[tuple[int, ...], frozenset[int]] | None:
+    """The memo of the pass run in progress on this thread, or None."""
+    memo: dict[tuple[int, ...], frozenset[int]] | None = getattr(_local, "memo", None)
+    return memo
+
+
+def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
+    """``compute_overlapping_tensors`` with symalias's answer: the indices of
+    the tensors (views of one storage) that overlap another in bytes. A
+    symbolic group counts as disjoint only where that is proved for every
+    allowed shape; an undecidable one (an error, an unbounded data-dependent
+    size) counts as all overlapping."""
+    ts = list(tensors)
+    memo = _active()
+    key = tuple(id(t) for t in ts)
+    if memo is not None and key in memo:
+        return set(memo[key])
+    t0 = time.perf_counter()
+    try:
+        d = _native.decide(ts, [f"t{i}" for i in range(len(ts))], prove=True, unbacked=True)
+        proved = not d.symbolic or d.invariant is True
+        out = frozenset(d.overlapping) if proved else frozenset(range(len(ts)))
+    except Exception as e:  # never weaker than torch: undecided is "overlap"
+        log.debug("symalias: reinplace overlap undecided (%s: %s)", type(e).__name__, e)
+        out = frozenset(range(len(ts)))
+    with lock:
+        stats.reinplace_decisions += 1
+        stats.reinplace_seconds += time.perf_counter() - t0
+    if memo is not None:
+        memo[key] = out
+    return set(out)
+
+
+class Footprint:
+    """A node's storage key while the pass runs: torch's key (``storage``),
+    with the node's fake tensor (``val``). Hashed and compared as the key
+    alone, so torch's buckets and same-storage tests are unchanged; only a
+    ``FootprintSet`` looks at the bytes."""
+
+    __slots__ = ("storage", "val")
+
+    def __init__(self, storage: int, val: Any) -> None:
+        self.storage = storage
+        self.val = val
+
+    def __hash__(self) -> int:
+        return hash(self.storage)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Footprint) and other.storage == self.storage
+
+    def overlaps(self, other: Footprint) -> bool:
+        """Whether the two views may share a byte (for some allowed shape)."""
+        if other.storage != self.storage:
+            return False
+        if other.val is self.val:
+            return True
+        return bool(overlapping([self.val, other.val]))
+
+    def __repr__(self) -> str:
+        return f"Footprint({self.storage})"
+
+
+class FootprintSet:
+    """torch's ``OrderedSet`` inside the pass: insertion-ordered, and a
+    ``Footprint`` is a member when it overlaps a footprint already added
+    (adding one that does is a no-op). Other items are plain members."""
+
+    def __class_getitem__(cls, item: Any) -> type[FootprintSet]:
+        return cls
+
+    def __init__(self, iterable: Iterable[Any] | None = None) -> None:
+        self._plain: dict[Any, None] = {}
+        self._prints: list[Footprint] = []
+        for x in iterable or ():
+            self.add(x)
+
+    def add(self, x: Any) -> None:
+        """Adds ``x`` unless it is (or, for a footprint, overlaps) a member."""
+        if isinstance(x, Footprint):
+            if x not in self:
+                self._prints.append(x)
+        else:
+            self._plain[x] = None
+
+    def __contains__(self, x: object) -> bool:
+        if isinstance(x, Footprint):
+            return any(x.overlaps(p) for p in self._prints)
+        return x in self._plain
+
+    def __len__(self) -> int:
+        return len(self._plain) + len(self._prints)
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self._plain
+        yield from self._prints
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+
+def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``reinplace_inplaceable_ops_core``: the pass, with symalias's answers
+    switched on for its duration (on this thread; one memo per run)."""
+
+    def reinplace_inplaceable_ops_core(graph: Any, *args: Any, **kwargs: Any) -> Any:
+        outer = getattr(_local, "memo", None)
+        _local.memo = {}
+        try:
+            with lock:
+                stats.reinplace_passes += 1
+            return orig(graph, *args, **kwargs)
+        finally:
+            _local.memo = outer
+
+    reinplace_inplaceable_ops_core.__wrapped__ = orig  # type: ignore[attr-defined]
+    return reinplace_inplaceable_ops_core
+
+
+def wrap_get_node_storage(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``get_node_storage``: a ``Footprint`` while the pass runs."""
+
+    def get_node_storage(node: Any) -> Any:
+        key = orig(node)
+        if key is None or _active() is None:
+            return key
+        return Footprint(key, node.meta["val"])
+
+    get_node_storage.__wrapped__ = orig  # type: ignore[attr-defined]
+    return get_node_storage
+
+
+def wrap_ordered_set(orig: Any) -> Any:
+    """``OrderedSet`` in the pass's module: a ``FootprintSet``."""
+    return FootprintSet
+
+
+def wrap_compute_overlapping(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``compute_overlapping_tensors`` in the pass's module: symalias's
+    answer while the pass runs, torch's otherwise."""
+
+    def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
+        if _active() is None:
+            out: set[int] = orig(tensors, symbolic)
+            return out
+        return overlapping(tensors, symbolic)
+
+    compute_overlapping_tensors.__wrapped__ = orig  # type: ignore[attr-defined]
+    return compute_overlapping_tensors

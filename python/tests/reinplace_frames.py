@@ -1,0 +1,245 @@
+"""Frames for Inductor's reinplace pass (issue 35), shared by
+``test_torch_reinplace.py`` and ``python/benches/bench_reinplace.py``.
+
+Each ``Frame`` is a function that mutates memory through a custom op, the
+arguments it is called with (fresh on every call), and whether its mutated
+arguments are disjoint for every shape (then no clone is needed). The
+``Clones`` observer records, per compile, what Inductor's decomposition of
+the functionalized mutations clones -- read where torch reads it
+(``only_clone_these_tensors`` of ``auto_functionalized``/``_v2``), and the
+in-placeable ops the pass left functional -- which torch's own
+``ReinplaceCounters`` miss where a second argument of a storage is cloned
+without being "attempted".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from typing import Any, Callable
+
+import torch
+import torch._inductor.fx_passes.post_grad as post_grad
+import torch._inductor.fx_passes.reinplace as reinplace
+from torch.fx.experimental.symbolic_shapes import optimization_hint
+
+NS = "symalias_reinplace"
+
+
+@torch.library.custom_op(f"{NS}::twoblocks", mutates_args=("x", "y"))
+def twoblocks(x: torch.Tensor, y: torch.Tensor) -> None:
+    """Writes both of its arguments."""
+    x.add_(1)
+    y.mul_(2)
+
+
+@twoblocks.register_fake
+def _twoblocks_fake(x: torch.Tensor, y: torch.Tensor) -> None:
+    return None
+
+
+@torch.library.custom_op(f"{NS}::bump", mutates_args=("x",))
+def bump(x: torch.Tensor) -> None:
+    """Writes its argument."""
+    x.add_(1)
+
+
+@bump.register_fake
+def _bump_fake(x: torch.Tensor) -> None:
+    return None
+
+
+@torch.library.custom_op(f"{NS}::bump_all", mutates_args=("xs",))
+def bump_all(xs: list[torch.Tensor]) -> None:
+    """Writes each tensor of its list."""
+    for i, x in enumerate(xs):
+        x.add_(i + 1)
+
+
+@bump_all.register_fake
+def _bump_all_fake(xs: list[torch.Tensor]) -> None:
+    return None
+
+
+@torch.library.custom_op(f"{NS}::kv_update", mutates_args=("k", "v"))
+def kv_update(k: torch.Tensor, v: torch.Tensor, pos: int, nk: torch.Tensor, nv: torch.Tensor) -> None:
+    """A KV-cache step: row ``pos`` of K and of V written."""
+    k[pos].copy_(nk)
+    v[pos].copy_(nv)
+
+
+@kv_update.register_fake
+def _kv_update_fake(k: torch.Tensor, v: torch.Tensor, pos: int, nk: torch.Tensor, nv: torch.Tensor) -> None:
+    return None
+
+
+@dataclasses.dataclass
+class Frame:
+    """One frame of the suite: ``fn(*make())``; ``disjoint``: its mutated
+    arguments are disjoint for every shape (no clone needed)."""
+
+    name: str
+    fn: Callable[..., Any]
+    make: Callable[[int], tuple[Any, ...]]
+    disjoint: bool
+    #: Data-dependent sizes (``.item()``): Dynamo must capture scalars.
+    scalars: bool = False
+
+
+def _blocks_of_inputs(k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    twoblocks(k, v)
+    return k.sum() + v.sum()
+
+
+def _blocks_in_graph(a: torch.Tensor) -> torch.Tensor:
+    buf = a * 2
+    n = buf.shape[0] // 2
+    twoblocks(buf[:n], buf[n:])
+    return buf
+
+
+class KVCache(torch.nn.Module):
+    """K and V as two halves of one allocation, updated by one op."""
+
+    def __init__(self, kv: torch.Tensor) -> None:
+        super().__init__()
+        self.k = kv[0]
+        self.v = kv[1]
+
+    def forward(self, nk: torch.Tensor, nv: torch.Tensor) -> torch.Tensor:
+        kv_update(self.k, self.v, 1, nk, nv)
+        return self.k.sum(0) + self.v.sum(0)
+
+
+def _list_of_slices(x0: torch.Tensor, x1: torch.Tensor, x2: torch.Tensor) -> torch.Tensor:
+    bump_all([x0, x1, x2])
+    return x0 + x1 + x2
+
+
+def _data_dependent(k: torch.Tensor, v: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    n = idx.item()
+    bump(k)
+    return v[:n].sum()
+
+
+def _view_of_input(a: torch.Tensor) -> torch.Tensor:
+    n = a.shape[0] // 2
+    twoblocks(a[:n], a[n:])
+    return a[1:3] * 2
+
+
+def _overlapping_inputs(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    bump(x)
+    return y * 2
+
+
+def _overlap_in_graph(a: torch.Tensor) -> torch.Tensor:
+    buf = a * 2
+    n = buf.shape[0] // 2
+    bump(buf[: n + 2])
+    return buf[n - 2 :] * 2
+
+
+def _kv(n: int) -> tuple[Any, ...]:
+    kv = torch.arange(2 * n * 8, dtype=torch.float32).view(2, n, 8)
+    return (kv[0], kv[1])
+
+
+def _slices(n: int) -> tuple[Any, ...]:
+    b = torch.arange(3 * n, dtype=torch.float32).view(3, n)
+    return (b[0], b[1], b[2])
+
+
+def _dd(n: int) -> tuple[Any, ...]:
+    b = torch.arange(2 * n, dtype=torch.float32)
+    return (b[:n], b[n:], torch.tensor(n // 2))
+
+
+def _overlap(n: int) -> tuple[Any, ...]:
+    b = torch.arange(2 * n, dtype=torch.float32)
+    return (b[: n + 4], b[n - 4 :])
+
+
+FRAMES = [
+    Frame("blocks_of_inputs", _blocks_of_inputs, _kv, True),
+    Frame("blocks_in_graph", _blocks_in_graph, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True),
+    Frame("list_of_slices", _list_of_slices, _slices, True),
+    Frame("data_dependent", _data_dependent, _dd, True, scalars=True),
+    Frame("view_of_input", _view_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True),
+    Frame("overlapping_inputs", _overlapping_inputs, _overlap, False),
+    Frame("overlap_in_graph", _overlap_in_graph, lambda n: (torch.arange(2 * n, dtype=torch.float32),), False),
+]
+
+
+def kv_frame(n: int) -> tuple[KVCache, tuple[Any, ...]]:
+    """The KV-cache module and one call's arguments."""
+    kv = torch.arange(2 * n * 8, dtype=torch.float32).view(2, n, 8)
+    return KVCache(kv), (torch.full((8,), -1.0), torch.full((8,), -2.0))
+
+
+def _bytes(t: Any) -> int:
+    if not isinstance(t, torch.Tensor):
+        return 0
+    return int(optimization_hint(t.numel())) * t.element_size()
+
+
+def _arg_bytes(arg: Any) -> int:
+    if isinstance(arg, (list, tuple)):
+        return sum(_arg_bytes(a) for a in arg)
+    if isinstance(arg, torch.fx.Node):
+        return _bytes(arg.meta.get("val"))
+    return 0
+
+
+def cloned_bytes(graph: torch.fx.Graph) -> tuple[int, int]:
+    """``(tensors, bytes)`` the graph's functionalized mutations will copy
+    after the reinplace pass: the arguments ``auto_functionalized``/``_v2``
+    clone (``only_clone_these_tensors``), and the mutated arguments of the
+    in-placeable ops the pass left functional (at the hints)."""
+    n = b = 0
+    hop = torch.ops.higher_order
+    for node in graph.nodes:
+        if node.target is hop.auto_functionalized_v2:
+            bases = node.kwargs["_all_bases"]
+            for i in node.meta.get("only_clone_these_tensors", range(len(bases))):
+                n, b = n + 1, b + _arg_bytes(bases[i])
+        elif node.target is hop.auto_functionalized:
+            for name in node.meta.get("only_clone_these_tensors", []):
+                n, b = n + 1, b + _arg_bytes(node.kwargs[name])
+        elif (op := reinplace.inplaceable_foreach_ops.get(node.target)) is not None:
+            n, b = n + 1, b + _arg_bytes(node.args[op.mutated_arg])
+        elif (op := reinplace.inplaceable_ops.get(node.target)) is not None:
+            for i in op.mutated_args:
+                n, b = n + 1, b + _arg_bytes(node.args[i])
+    return n, b
+
+
+class Clones:
+    """The copies each compile's reinplace pass left, in compile order
+    (``cloned_bytes`` read just before the decomposition that makes them)."""
+
+    def __init__(self) -> None:
+        self.compiles: list[tuple[int, int]] = []
+
+    @property
+    def bytes(self) -> int:
+        """Bytes copied per call, summed over the compiled graphs."""
+        return sum(b for _, b in self.compiles)
+
+
+@contextlib.contextmanager
+def observe() -> Iterator[Clones]:
+    """Records ``Clones`` for the compiles inside the block."""
+    seen = Clones()
+    orig = post_grad.decompose_auto_functionalized
+
+    def decompose_auto_functionalized(graph: torch.fx.Graph) -> Any:
+        seen.compiles.append(cloned_bytes(graph))
+        return orig(graph)
+
+    post_grad.decompose_auto_functionalized = decompose_auto_functionalized
+    try:
+        yield seen
+    finally:
+        post_grad.decompose_auto_functionalized = orig
