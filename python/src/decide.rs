@@ -313,8 +313,9 @@ fn fields<'py>(
 /// `UnbackedSymbolError` for a data-dependent symbol -- unless `unbacked`,
 /// where such a symbol is read with its range and a hint made from it (only
 /// `invariant == True`, a proof for the whole range, then means anything).
+/// `time_limit_ms` bounds the proof's wall clock (default: the engine's).
 #[pyfunction]
-#[pyo3(signature = (tensors, sources, *, prove = true, hints_only = false, unbacked = false))]
+#[pyo3(signature = (tensors, sources, *, prove = true, hints_only = false, unbacked = false, time_limit_ms = None))]
 pub fn decide(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
@@ -322,6 +323,7 @@ pub fn decide(
     prove: bool,
     hints_only: bool,
     unbacked: bool,
+    time_limit_ms: Option<u64>,
 ) -> PyResult<PyDecision> {
     let tensors: Vec<Bound<'_, PyAny>> = tensors.try_iter()?.collect::<PyResult<_>>()?;
     if sources.len() != tensors.len() {
@@ -379,10 +381,17 @@ pub fn decide(
     };
     let prove = prove && !case.symbols.is_empty();
     let result = on_large_stack(py, move || {
-        let opts = AnalyzerOptions {
+        let mut opts = AnalyzerOptions {
             prove,
             ..AnalyzerOptions::default()
         };
+        if !prove {
+            // Values at the hints do not depend on the written form.
+            opts.simplify = None;
+        }
+        if let Some(ms) = time_limit_ms {
+            opts.proof.time_limit = std::time::Duration::from_millis(ms);
+        }
         run_overlap_case(&case, &mut Analyzer::new(opts), false)
     })?
     .map_err(input_error)?;

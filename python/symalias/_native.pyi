@@ -445,11 +445,13 @@ def decide(
     prove: bool = True,
     hints_only: bool = False,
     unbacked: bool = False,
+    time_limit_ms: int | None = None,
 ) -> Decision:
     """One storage group of torch tensors (real or fake; SymInt layouts read
     without guarding) decided natively; ``hints_only``: each SymInt read as
     its value at the hints; ``unbacked``: a symbol without a hint is read
     with its range, its hint made from the range's bound (only a proof,
-    ``invariant is True``, then means anything). Raises ``TypeError`` for what is not a strided
+    ``invariant is True``, then means anything); ``time_limit_ms`` bounds
+    the proof's wall clock. Raises ``TypeError`` for what is not a strided
     tensor, ``DifferentStoragesError`` / ``UnbackedSymbolError``,
     ``InputError`` for an invalid layout."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -77,7 +78,8 @@ def _kv_update_fake(k: torch.Tensor, v: torch.Tensor, pos: int, nk: torch.Tensor
 @dataclasses.dataclass
 class Frame:
     """One frame of the suite: ``fn(*make())``; ``disjoint``: its mutated
-    arguments are disjoint for every shape (no clone needed)."""
+    arguments are disjoint for every shape and no copy is needed (else the
+    copies stock makes are needed: overlaps, the user's own clone)."""
 
     name: str
     fn: Callable[..., Any]
@@ -134,11 +136,14 @@ def _overlapping_inputs(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return y * 2
 
 
-def _overlap_in_graph(a: torch.Tensor) -> torch.Tensor:
-    buf = a * 2
+def _clone_of_input(a: torch.Tensor) -> torch.Tensor:
+    # The user's own copy: functionalization folds ``a.clone()`` into the
+    # op's base (the graph input, which is not mutated), so the pass must
+    # clone it -- stock and symalias alike.
+    buf = a.clone()
     n = buf.shape[0] // 2
-    bump(buf[: n + 2])
-    return buf[n - 2 :] * 2
+    twoblocks(buf[:n], buf[n:])
+    return buf
 
 
 def _kv(n: int) -> tuple[Any, ...]:
@@ -168,7 +173,7 @@ FRAMES = [
     Frame("data_dependent", _data_dependent, _dd, True, scalars=True),
     Frame("view_of_input", _view_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True),
     Frame("overlapping_inputs", _overlapping_inputs, _overlap, False),
-    Frame("overlap_in_graph", _overlap_in_graph, lambda n: (torch.arange(2 * n, dtype=torch.float32),), False),
+    Frame("clone_of_input", _clone_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), False),
 ]
 
 
@@ -221,6 +226,8 @@ class Clones:
 
     def __init__(self) -> None:
         self.compiles: list[tuple[int, int]] = []
+        #: Time in Inductor's reinplace pass (``reinplace_inplaceable_ops``).
+        self.pass_seconds = 0.0
 
     @property
     def bytes(self) -> int:
@@ -233,13 +240,23 @@ def observe() -> Iterator[Clones]:
     """Records ``Clones`` for the compiles inside the block."""
     seen = Clones()
     orig = post_grad.decompose_auto_functionalized
+    orig_pass = post_grad.reinplace_inplaceable_ops
 
     def decompose_auto_functionalized(graph: torch.fx.Graph) -> Any:
         seen.compiles.append(cloned_bytes(graph))
         return orig(graph)
 
+    def reinplace_inplaceable_ops(*args: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return orig_pass(*args)
+        finally:
+            seen.pass_seconds += time.perf_counter() - t0
+
     post_grad.decompose_auto_functionalized = decompose_auto_functionalized
+    post_grad.reinplace_inplaceable_ops = reinplace_inplaceable_ops
     try:
         yield seen
     finally:
         post_grad.decompose_auto_functionalized = orig
+        post_grad.reinplace_inplaceable_ops = orig_pass

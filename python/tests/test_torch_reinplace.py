@@ -33,6 +33,10 @@ N = 16
 #: (``reinterpret_tensor(buf, ..., 0)``; pytorch#198068's family), so the op
 #: writes the wrong block.
 INDUCTOR_OFFSET_BUG = {("blocks_of_inputs", True), ("list_of_slices", True)}
+#: Frames Inductor cannot compile, stock and installed alike ("graph node
+#: count mismatch between eager and replacement", its pattern matcher on
+#: the folded clone with dynamic shapes).
+INDUCTOR_ERROR = {("clone_of_input", True)}
 
 
 def _storages(args):
@@ -76,6 +80,11 @@ def _run(frame, *, dynamic, install, calls=2):
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("frame", rf.FRAMES, ids=lambda f: f.name)
 def test_suite_reinplaces_disjoint_arguments_and_equals_eager(fresh_torch, frame, dynamic):
+    if (frame.name, dynamic) in INDUCTOR_ERROR:
+        for install in (False, True):
+            with pytest.raises(torch._inductor.exc.InductorError, match="node count mismatch"):
+                _run(frame, dynamic=dynamic, install=install)
+        return
     stock_ok, stock = _run(frame, dynamic=dynamic, install=False)
     ok, ours = _run(frame, dynamic=dynamic, install=True)
     if (frame.name, dynamic) in INDUCTOR_OFFSET_BUG:
@@ -89,10 +98,10 @@ def test_suite_reinplaces_disjoint_arguments_and_equals_eager(fresh_torch, frame
     if frame.disjoint:
         assert ours.bytes == 0, f"symalias left clones {ours.compiles} (stock: {stock.compiles})"
     else:
-        # Overlapping: the same copies as stock (none where AOTAutograd's
+        # Copies needed: the same as stock's (none where AOTAutograd's
         # synthetic base already carries the mutation).
         assert ours.compiles == stock.compiles
-        if frame.name == "overlap_in_graph":
+        if frame.name == "clone_of_input":
             assert stock.bytes > 0
 
 

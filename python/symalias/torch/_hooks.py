@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from . import _bytes, _cache, _decision, _guards, _merge, _reinplace, _torch  # noqa: F401 (the wrappers' modules)
+from . import _bytes, _cache, _decision, _guards, _hop, _merge, _reinplace, _torch  # noqa: F401 (the wrappers' modules)
 from ._state import lock, reset_stats, saved_hooks
 
 

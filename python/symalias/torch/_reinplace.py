@@ -65,14 +65,14 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     size) counts as all overlapping."""
     ts = list(tensors)
     memo = _active()
-    key = tuple(id(t) for t in ts)
+    # A pair's answer is both or neither: one entry for either order.
+    key = tuple(sorted(id(t) for t in ts)) if len(ts) == 2 else tuple(id(t) for t in ts)
     if memo is not None and key in memo:
         return set(memo[key])
     t0 = time.perf_counter()
     try:
-        d = _native.decide(ts, [f"t{i}" for i in range(len(ts))], prove=True, unbacked=True)
-        proved = not d.symbolic or d.invariant is True
-        out = frozenset(d.overlapping) if proved else frozenset(range(len(ts)))
+        concrete = _native.overlapping_tensors(ts)
+        out = frozenset(concrete) if concrete is not None else _symbolic(ts)
     except Exception as e:  # never weaker than torch: undecided is "overlap"
         log.debug("symalias: reinplace overlap undecided (%s: %s)", type(e).__name__, e)
         out = frozenset(range(len(ts)))
@@ -82,6 +82,30 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     if memo is not None:
         memo[key] = out
     return set(out)
+
+
+#: Wall-clock bound of one symbolic proof in the pass (then: "overlap").
+PROOF_MS = 2
+#: What one run of the pass may spend on symbolic proofs in all; past it,
+#: symbolic pairs are answered "overlap" (torch's own answer there).
+PASS_BUDGET_S = 0.25
+
+
+def _symbolic(ts: list[Any]) -> frozenset[int]:
+    """A symbolic group: "overlap" (all of it) as soon as the hints show an
+    overlap -- an allowed shape where they do -- or when the disjointness
+    at the hints is not proved for every allowed shape within ``PROOF_MS``."""
+    names = [f"t{i}" for i in range(len(ts))]
+    everything = frozenset(range(len(ts)))
+    if _native.decide(ts, names, prove=False, unbacked=True).overlapping:
+        return everything
+    left: float = getattr(_local, "budget", PASS_BUDGET_S)
+    if left <= 0:
+        return everything
+    t0 = time.perf_counter()
+    d = _native.decide(ts, names, prove=True, unbacked=True, time_limit_ms=PROOF_MS)
+    _local.budget = left - (time.perf_counter() - t0)
+    return frozenset(d.overlapping) if d.invariant is True else everything
 
 
 class Footprint:
@@ -157,14 +181,14 @@ def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
     switched on for its duration (on this thread; one memo per run)."""
 
     def reinplace_inplaceable_ops_core(graph: Any, *args: Any, **kwargs: Any) -> Any:
-        outer = getattr(_local, "memo", None)
-        _local.memo = {}
+        outer = getattr(_local, "memo", None), getattr(_local, "budget", PASS_BUDGET_S)
+        _local.memo, _local.budget = {}, PASS_BUDGET_S
         try:
             with lock:
                 stats.reinplace_passes += 1
             return orig(graph, *args, **kwargs)
         finally:
-            _local.memo = outer
+            _local.memo, _local.budget = outer
 
     reinplace_inplaceable_ops_core.__wrapped__ = orig  # type: ignore[attr-defined]
     return reinplace_inplaceable_ops_core

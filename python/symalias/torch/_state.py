@@ -105,6 +105,10 @@ class Stats:
     reinplace_passes: int = 0
     reinplace_decisions: int = 0
     reinplace_seconds: float = 0.0
+    #: Higher-order ops whose subgraphs mutate a tensor, checked (``_hop``),
+    #: and of those, refused for an input that overlaps it.
+    hop_checks: int = 0
+    hop_refusals: int = 0
     reports: list[GroupReport] = field(default_factory=list)
 
     @property

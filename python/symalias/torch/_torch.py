@@ -142,6 +142,19 @@ HOOKS = [
         static=True,
     ),
     Hook(f"{AC}.AOTAutogradCache", "save", ["key", "entry", "remote"], "_cache.wrap_save", static=True),
+    # Higher-order ops: an input that overlaps a mutated tensor is refused.
+    Hook(
+        "torch._dynamo.variables.higher_order_ops",
+        "subgraph_mutated_input_storages",
+        ["subgraph", "mutated_input_indices"],
+        "_hop.wrap_subgraph_storages",
+    ),
+    Hook(
+        "torch._dynamo.variables.higher_order_ops",
+        "parent_mutated_input_indices",
+        ["parent_inputs", "mutated_input_storages"],
+        "_hop.wrap_parent_indices",
+    ),
     # Inductor's FX graph cache: keyed on symalias's reinplace answer too.
     Hook(
         "torch._inductor.codecache",
@@ -201,6 +214,7 @@ READS: list[tuple[str, list[str]]] = [
     ("torch._dynamo.guards.CheckFunctionManager", ["output_graph"]),
     ("torch._dynamo.guards.GuardsState", ["output_graph"]),
     ("torch._dynamo", ["reset"]),
+    ("torch._dynamo.exc", ["unimplemented"]),
     ("torch._dynamo.exc", ["BackendCompilerFailed"]),
     (
         SRC,

@@ -1,0 +1,130 @@
+"""Inductor's reinplace pass, stock torch against ``symalias.torch.install()``,
+in one process, on the frames of ``python/tests/reinplace_frames.py``.
+
+Per frame and configuration (static, then dynamic shapes; compile caches
+off so the pass runs every time): torch's missed-reinplace counters, the
+bytes the compiled graph copies per call (what the decomposition of the
+functionalized mutations clones, read where torch reads it), compile time,
+time per call (median of ``--calls``), and for the installed runs
+the reinplace pass's time per mutated argument (both), and symalias's
+time deciding inside it (installed).
+
+    python python/benches/bench_reinplace.py [--calls 200] [--n 4096] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
+
+import torch
+from torch._dynamo.utils import ReinplaceCounters
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+import reinplace_frames as rf
+
+import symalias.torch as st
+
+#: Mutated arguments per frame (the arguments the pass decides).
+MUTATED = {
+    "blocks_of_inputs": 2,
+    "blocks_in_graph": 2,
+    "list_of_slices": 3,
+    "data_dependent": 1,
+    "view_of_input": 2,
+    "overlapping_inputs": 1,
+    "clone_of_input": 2,
+    "kv_cache": 2,
+}
+
+
+def one(name, fn, make, *, dynamic, installed, calls, scalars=False):
+    torch._dynamo.reset()
+    (st.install if installed else st.uninstall)()
+    ReinplaceCounters.clear()
+    compiled = torch.compile(fn, backend="inductor", fullgraph=True, dynamic=dynamic)
+    with torch._dynamo.config.patch(capture_scalar_outputs=scalars), rf.observe() as clones:
+        args = make()
+        t0 = time.perf_counter()
+        try:
+            compiled(*args)
+        except Exception as e:  # Inductor's own failures, stock and installed alike
+            return {"frame": name, "dynamic": dynamic, "installed": installed, "error": type(e).__name__}
+        compile_s = time.perf_counter() - t0
+        times = []
+        for _ in range(calls):
+            args = make()
+            t0 = time.perf_counter()
+            compiled(*args)
+            times.append(time.perf_counter() - t0)
+    missed = {k: v for k, v in ReinplaceCounters._values.items() if v}
+    row = {
+        "frame": name,
+        "dynamic": dynamic,
+        "installed": installed,
+        "missed_bytes": sum(v for k, v in missed.items() if k.startswith("missed_bytes")),
+        "missed_tensors": sum(v for k, v in missed.items() if k.startswith("missed_tensors")),
+        "cloned_bytes_per_call": clones.bytes,
+        "compile_s": compile_s,
+        "call_us": statistics.median(times) * 1e6,
+        "pass_us_per_mutated_arg": clones.pass_seconds * 1e6 / MUTATED[name],
+    }
+    if installed:
+        row["decisions"] = st.stats.reinplace_decisions
+        row["decide_us_per_mutated_arg"] = st.stats.reinplace_seconds * 1e6 / MUTATED[name]
+    return row
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--calls", type=int, default=200)
+    p.add_argument("--n", type=int, default=4096)
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args()
+    rows = []
+    for dynamic in (False, True):
+        for frame in rf.FRAMES:
+            for installed in (False, True):
+                rows.append(
+                    one(
+                        frame.name,
+                        frame.fn,
+                        lambda f=frame: f.make(a.n),
+                        dynamic=dynamic,
+                        installed=installed,
+                        calls=a.calls,
+                        scalars=frame.scalars,
+                    )
+                )
+        for installed in (False, True):
+            mod, kv_args = rf.kv_frame(a.n)
+            rows.append(one("kv_cache", mod, lambda x=kv_args: x, dynamic=dynamic, installed=installed, calls=a.calls))
+    st.uninstall()
+    if a.json:
+        print(json.dumps(rows))
+        return
+    print(
+        f"{'frame':20} {'dyn':4} {'mode':9} {'missed B':>9} {'cloned B/call':>13} "
+        f"{'compile s':>9} {'call us':>9} {'pass us/arg':>11} {'decide us/arg':>13}"
+    )
+    for r in rows:
+        mode = "symalias" if r["installed"] else "stock"
+        if "error" in r:
+            print(f"{r['frame']:20} {str(r['dynamic'])[0]:4} {mode:9} {r['error']} (stock and installed)")
+            continue
+        per = f"{r['decide_us_per_mutated_arg']:.1f}" if r["installed"] else "-"
+        print(
+            f"{r['frame']:20} {str(r['dynamic'])[0]:4} {mode:9} {r['missed_bytes']:9d} "
+            f"{r['cloned_bytes_per_call']:13d} {r['compile_s']:9.2f} {r['call_us']:9.1f} "
+            f"{r['pass_us_per_mutated_arg']:11.1f} {per:>13}"
+        )
+
+
+if __name__ == "__main__":
+    main()

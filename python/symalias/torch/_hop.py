@@ -1,0 +1,127 @@
+"""Higher-order ops (``while_loop``, ``scan``): an input of the op that
+overlaps a tensor its subgraph mutates is refused with torch's own aliasing
+error; disjoint views of that storage stay accepted.
+
+torch 2.15 lets these subgraphs mutate a captured tensor under
+``torch.no_grad()`` and maps the mutation back to the op's inputs by
+storage (``subgraph_mutated_input_storages`` then
+``parent_mutated_input_indices``, in
+``torch._dynamo.variables.higher_order_ops``): every input of a mutated
+storage is marked mutated, and nothing checks whether a carried input
+overlaps the captured one the body writes. ``while_loop`` with ``buf[:6]``
+carried and ``buf[4:]`` captured and mutated compiles, and ``aot_eager``
+then returns what eager does not (the functionalized body reads the
+carried values before the captured write, eager after).
+
+symalias keeps torch's mapping (every input of a mutated storage is still
+marked, which functionalization needs) and adds the check: the tensors the
+subgraphs mutate are recorded where torch reads their storages, and each
+other input of the op in one of those storages is decided against them in
+bytes (``_native.decide``; for symbolic layouts only a proof for every
+allowed shape counts as disjoint). An overlap is torch's graph break,
+"Encountered aliasing during higher order op tracing" -- with
+``fullgraph=True`` an error. Never a guard added.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any, Callable
+
+import torch
+
+from .. import _native
+from .._tensors import storage_key
+from ._state import lock, stats
+
+_local = threading.local()
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    """Whether two views of one storage may share a byte (for some allowed
+    shape); undecidable counts as overlapping."""
+    try:
+        concrete = _native.overlapping_tensors([a, b])
+        if concrete is not None:
+            return bool(concrete)
+        d = _native.decide([a, b], ["a", "b"], prove=True, unbacked=True)
+    except Exception:
+        return True
+    return bool(d.overlapping) or d.invariant is not True
+
+
+def _value(inp: Any) -> Any:
+    """A HOP input's example value (a VariableTracker or a Proxy)."""
+    if isinstance(inp, torch.fx.Proxy):
+        return inp.node.meta.get("example_value", inp.node.meta.get("val"))
+    if hasattr(inp, "is_tensor") and inp.is_tensor():
+        return inp.as_proxy().node.meta.get("example_value")
+    return None
+
+
+def conflict(inputs: Sequence[Any], mutated: Sequence[Any]) -> tuple[int, Any] | None:
+    """The first input (index, value) that overlaps a mutated tensor it is
+    not, or None."""
+    for i, inp in enumerate(inputs):
+        v = _value(inp)
+        if not isinstance(v, torch.Tensor):
+            continue
+        try:
+            key = storage_key(v)
+        except Exception:
+            continue
+        for m in mutated:
+            if m is v or storage_key(m) != key:
+                continue
+            if _overlap(v, m):
+                return i, v
+    return None
+
+
+def wrap_subgraph_storages(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``subgraph_mutated_input_storages``: torch's answer, and the mutated
+    tensors recorded for the check."""
+
+    def subgraph_mutated_input_storages(subgraph: Any, mutated_input_indices: Iterable[int]) -> Any:
+        indices = list(mutated_input_indices)
+        out = orig(subgraph, indices)
+        placeholders = [n for n in subgraph.nodes if n.op == "placeholder"]
+        seen: list[Any] = getattr(_local, "mutated", [])
+        for i in indices:
+            if i < len(placeholders):
+                v = placeholders[i].meta.get("example_value", placeholders[i].meta.get("val"))
+                if isinstance(v, torch.Tensor):
+                    seen.append(v)
+        _local.mutated = seen
+        return out
+
+    subgraph_mutated_input_storages.__wrapped__ = orig  # type: ignore[attr-defined]
+    return subgraph_mutated_input_storages
+
+
+def wrap_parent_indices(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``parent_mutated_input_indices``: torch's answer, after refusing an
+    input that overlaps a mutated tensor."""
+
+    def parent_mutated_input_indices(parent_inputs: Sequence[Any], mutated_input_storages: Any) -> Any:
+        mutated: list[Any] = getattr(_local, "mutated", [])
+        _local.mutated = []
+        if mutated:
+            with lock:
+                stats.hop_checks += 1
+            hit = conflict(parent_inputs, mutated)
+            if hit is not None:
+                with lock:
+                    stats.hop_refusals += 1
+                torch._dynamo.exc.unimplemented(
+                    gb_type="Encountered aliasing during higher order op tracing",
+                    context=f"input {hit[0]} overlaps a tensor the subgraph mutates (symalias)",
+                    explanation="Higher order ops do not support aliasing. Found an input that "
+                    "overlaps a mutated tensor",
+                    hints=["Pass a `.clone()` of the input, or views that do not overlap the mutated tensor."],
+                )
+        return orig(parent_inputs, mutated_input_storages)
+
+    parent_mutated_input_indices.__wrapped__ = orig  # type: ignore[attr-defined]
+    return parent_mutated_input_indices
