@@ -9,7 +9,10 @@ time per call (median of ``--calls``), and for the installed runs
 the reinplace pass's time per mutated argument (both), and symalias's
 time deciding inside it (installed).
 
-    python python/benches/bench_reinplace.py [--calls 200] [--n 4096] [--json]
+    python python/benches/bench_reinplace.py [--calls 200] [--n 4096] [--reps 3] [--json]
+
+Timings are medians of ``--reps`` compiles, after one throwaway compile per
+configuration.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def one(name, fn, make, *, dynamic, installed, calls, scalars=False):
     torch._dynamo.reset()
     (st.install if installed else st.uninstall)()
     ReinplaceCounters.clear()
+    decided0, seconds0 = st.stats.reinplace_decisions, st.stats.reinplace_seconds
     compiled = torch.compile(fn, backend="inductor", fullgraph=True, dynamic=dynamic)
     with torch._dynamo.config.patch(capture_scalar_outputs=scalars), rf.observe() as clones:
         args = make()
@@ -76,8 +80,17 @@ def one(name, fn, make, *, dynamic, installed, calls, scalars=False):
         "pass_us_per_mutated_arg": clones.pass_seconds * 1e6 / MUTATED[name],
     }
     if installed:
-        row["decisions"] = st.stats.reinplace_decisions
-        row["decide_us_per_mutated_arg"] = st.stats.reinplace_seconds * 1e6 / MUTATED[name]
+        row["decisions"] = st.stats.reinplace_decisions - decided0
+        row["decide_us_per_mutated_arg"] = (st.stats.reinplace_seconds - seconds0) * 1e6 / MUTATED[name]
+    return row
+
+
+def median_of(runs: list[dict[str, object]]) -> dict[str, object]:
+    """One row from repeated runs: the median of each timing."""
+    row = dict(runs[0])
+    for k in ("compile_s", "call_us", "pass_us_per_mutated_arg", "decide_us_per_mutated_arg"):
+        if k in row:
+            row[k] = statistics.median(float(r[k]) for r in runs)  # type: ignore[arg-type]
     return row
 
 
@@ -85,13 +98,18 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--calls", type=int, default=200)
     p.add_argument("--n", type=int, default=4096)
+    p.add_argument("--reps", type=int, default=3, help="compiles per row (median)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
+    # One throwaway compile per configuration: first-use costs out of the rows.
+    warm = rf.FRAMES[1]
+    for installed in (False, True):
+        one(warm.name, warm.fn, lambda: warm.make(a.n), dynamic=False, installed=installed, calls=1)
     rows = []
     for dynamic in (False, True):
         for frame in rf.FRAMES:
             for installed in (False, True):
-                rows.append(
+                runs = [
                     one(
                         frame.name,
                         frame.fn,
@@ -101,7 +119,9 @@ def main() -> None:
                         calls=a.calls,
                         scalars=frame.scalars,
                     )
-                )
+                    for _ in range(a.reps)
+                ]
+                rows.append(runs[0] if "error" in runs[0] else median_of(runs))
         for installed in (False, True):
             mod, kv_args = rf.kv_frame(a.n)
             rows.append(one("kv_cache", mod, lambda x=kv_args: x, dynamic=dynamic, installed=installed, calls=a.calls))

@@ -260,3 +260,105 @@ def observe() -> Iterator[Clones]:
     finally:
         post_grad.decompose_auto_functionalized = orig
         post_grad.reinplace_inplaceable_ops = orig_pass
+
+
+# ---- random frames ---------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class RandomFrame:
+    """A random frame for the reinplace pass: views of one buffer (taken in
+    the graph, or passed in as inputs) mutated by one custom op, other views
+    read after it; ``second`` is a call whose views are the same sizes and
+    strides at other offsets (the aliasing pattern may change)."""
+
+    seed: int
+    n: int
+    views: list[tuple[int, tuple[int, ...], tuple[int, ...]]]
+    second: list[tuple[int, tuple[int, ...], tuple[int, ...]]]
+    mutated: list[int]
+    read: list[int]
+    inputs: bool
+    as_list: bool
+
+    def make(self, views: list[tuple[int, tuple[int, ...], tuple[int, ...]]]) -> tuple[Any, ...]:
+        """One call's arguments (fresh data)."""
+        buf = torch.arange(self.n, dtype=torch.float32) * 0.5
+        if not self.inputs:
+            return (buf,)
+        return tuple(buf.as_strided(size, stride, off) for off, size, stride in views)
+
+    def fn(self) -> Callable[..., Any]:
+        """The frame (its layouts are constants of the compiled code when
+        the views are taken in the graph)."""
+        views, mutated, read, as_list, inputs = self.views, self.mutated, self.read, self.as_list, self.inputs
+
+        def frame(*args: torch.Tensor) -> torch.Tensor:
+            if inputs:
+                ts = list(args)
+            else:
+                buf = args[0] * 2
+                ts = [buf.as_strided(size, stride, off) for off, size, stride in views]
+            ms = [ts[i] for i in mutated]
+            if as_list or len(ms) != 2:
+                bump_all(ms)
+            else:
+                twoblocks(ms[0], ms[1])
+            out = ts[0].sum() * 0
+            for k, i in enumerate(read):
+                out = out + (ts[i] * (k + 2)).sum()
+            if not inputs:
+                out = out + buf.sum()
+            return out
+
+        return frame
+
+
+def random_frame(seed: int) -> RandomFrame:
+    """Views of a 64-element buffer: 1-D slices, strided slices, 2-D windows;
+    two or three mutated, the others (or the same) read after."""
+    import random
+
+    r = random.Random(seed)
+    n = 64
+
+    def view() -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+        kind = r.choice(["slice", "strided", "window"])
+        if kind == "slice":
+            size = r.randint(1, 16)
+            return (r.randint(0, n - size), (size,), (1,))
+        if kind == "strided":
+            step, size = r.randint(2, 4), r.randint(1, 8)
+            return (r.randint(0, n - 1 - step * (size - 1)), (size,), (step,))
+        rows, cols, rs = r.randint(1, 4), r.randint(1, 4), r.randint(4, 9)
+        return (r.randint(0, n - 1 - rs * (rows - 1) - (cols - 1)), (rows, cols), (rs, 1))
+
+    k = r.randint(2, 4)
+    views = [view() for _ in range(k)]
+    # A custom op's mutated arguments must not overlap (torch.library's
+    # contract): the mutated views are drawn disjoint from each other.
+    m = r.randint(2, min(3, k))
+
+    def reach(v: tuple[int, tuple[int, ...], tuple[int, ...]]) -> set[int]:
+        off, size, stride = v
+        out = {off}
+        for s, st in zip(size, stride):
+            out = {a + j * st for a in out for j in range(s)}
+        return out
+
+    for i in range(1, m):
+        while any(reach(views[i]) & reach(views[j]) for j in range(i)):
+            views[i] = view()
+    # The second call: the same sizes and strides, offsets moved where they fit.
+    second: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+    for i, (_, size, stride) in enumerate(views):
+        span = sum((s - 1) * st for s, st in zip(size, stride))
+        while True:
+            cand = (r.randint(0, n - 1 - span), size, stride)
+            if i >= m or not any(reach(cand) & reach(second[j]) for j in range(i)):
+                break
+        second.append(cand)
+    mutated = list(range(m))
+    r.shuffle(mutated)
+    read = [i for i in range(k) if r.random() < 0.6]
+    return RandomFrame(seed, n, views, second, mutated, read, r.random() < 0.5, r.random() < 0.3)

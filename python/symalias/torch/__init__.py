@@ -28,7 +28,17 @@ serving a graph made under another decision (hook points measured on torch
   regenerated from sizes, strides and offset (pytorch#198095).
 * **Caches** (``_cache``): AOTAutograd's cache key carries symalias's
   decision for frames whose inputs share a storage; a hit restores the
-  decision and re-installs the guards.
+  decision and re-installs the guards. Every AOTAutograd and FX graph
+  cache key made while installed carries symalias's reinplace mark.
+* **H5, Inductor's reinplace pass** (``_reinplace``): mutated arguments
+  disjoint in bytes -- for every allowed shape where the layouts are
+  symbolic -- are each reinplaced where torch clones all but one per
+  storage or refuses a list sharing a storage; the pair test is exact
+  (never B0's "disjoint"), data-dependent sizes are read with their
+  ranges, and no guard is added. Part of ``install()``.
+* **H6, higher-order ops** (``_hop``): an input of ``while_loop``/``scan``
+  that overlaps a tensor the subgraph mutates is refused with torch's
+  aliasing error; disjoint views of that storage stay accepted.
 
 ``explain(fn, *args)`` compiles ``fn`` with symalias installed and reports the
 storage groups it saw: which inputs overlap, a witness byte per pair, whether

@@ -96,6 +96,23 @@ def is_symbolic(tensors: Sequence[Any]) -> bool:
     return any(isinstance(x, torch.SymInt) for t in tensors for x in (*t.shape, *t.stride(), t.storage_offset()))
 
 
+def _expr(x: Any) -> Any:
+    """An int, or a SymInt's expression as text (read, never compared)."""
+    return str(x.node.expr) if isinstance(x, torch.SymInt) else int(x)
+
+
+def layout_key(t: Any) -> tuple[Any, ...]:
+    """A view's layout as plain data: sizes, strides and storage offset (a
+    SymInt by its expression) and itemsize -- what fixes the bytes it
+    reaches in its storage."""
+    return (
+        tuple(_expr(x) for x in t.size()),
+        tuple(_expr(x) for x in t.stride()),
+        _expr(t.storage_offset()),
+        int(t.element_size()),
+    )
+
+
 def decide_group(
     tensors: list[Any],
     sources: list[Any] | None,
@@ -152,6 +169,11 @@ def decide_group(
             install_fact(tc, sources, partition)
         if pin.needed():
             install_fact(tc, sources, pin)
+        c = _state.current()
+        if c is not None and decision is not None and not from_cache and not merged and partition.needed():
+            # The check holds this partition on every call of the graph:
+            # its non-overlapping members are disjoint there.
+            c.disjoint_layouts.append({layout_key(tensors[i]) for i in decision.non_overlapping})
     with lock:
         stats.decisions += 1
         stats.decision_seconds += time.perf_counter() - start

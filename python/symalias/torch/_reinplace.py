@@ -24,7 +24,11 @@ as torch's):
 
 * ``compute_overlapping_tensors`` -> ``overlapping``: the exact answer in
   bytes; for symbolic layouts a proof for every allowed shape (unbacked
-  sizes read with their ranges), otherwise "overlap". Never a guard.
+  sizes read with their ranges), otherwise "overlap". Never a guard added:
+  two graph inputs with the layouts of two non-overlapping members of a
+  storage group whose partition symalias's own run-time check holds for
+  this graph (``Compile.disjoint_layouts``) are disjoint on every call
+  that runs it, proved or not.
 * ``get_node_storage`` -> a ``Footprint``: torch's storage key (hashed
   and compared as torch's, so the pass's per-storage buckets and
   same-storage tests are unchanged) carrying the node's fake tensor.
@@ -46,6 +50,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable
 
 from .. import _native
+from . import _state
+from ._decision import layout_key
 from ._state import lock, log, stats
 
 _local = threading.local()
@@ -71,8 +77,13 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
         return set(memo[key])
     t0 = time.perf_counter()
     try:
-        concrete = _native.overlapping_tensors(ts)
-        out = frozenset(concrete) if concrete is not None else _symbolic(ts)
+        if len(ts) == 2 and _held_disjoint(ts[0], ts[1]):
+            out: frozenset[int] = frozenset()
+            with lock:
+                stats.reinplace_held += 1
+        else:
+            concrete = _native.overlapping_tensors(ts)
+            out = frozenset(concrete) if concrete is not None else _symbolic(ts)
     except Exception as e:  # never weaker than torch: undecided is "overlap"
         log.debug("symalias: reinplace overlap undecided (%s: %s)", type(e).__name__, e)
         out = frozenset(range(len(ts)))
@@ -82,6 +93,22 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     if memo is not None:
         memo[key] = out
     return set(out)
+
+
+def _held_disjoint(a: Any, b: Any) -> bool:
+    """Whether the two views have the layouts of two non-overlapping members
+    of a storage group whose partition this compile's run-time check holds
+    (``Compile.disjoint_layouts``): disjoint on every call that runs the
+    graph, whatever the ranges prove. The layout fixes the bytes a view
+    reaches, so any two views of one storage with those layouts are."""
+    c = _state.current()
+    if c is None or not c.disjoint_layouts:
+        return False
+    try:
+        ka, kb = layout_key(a), layout_key(b)
+    except Exception:
+        return False
+    return ka != kb and any(ka in s and kb in s for s in c.disjoint_layouts)
 
 
 #: Wall-clock bound of one symbolic proof in the pass (then: "overlap").

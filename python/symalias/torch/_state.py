@@ -105,6 +105,9 @@ class Stats:
     reinplace_passes: int = 0
     reinplace_decisions: int = 0
     reinplace_seconds: float = 0.0
+    #: Of the decisions, pairs answered "disjoint" from the compile's own
+    #: run-time check (two non-overlapping members of a checked group).
+    reinplace_held: int = 0
     #: Higher-order ops whose subgraphs mutate a tensor, checked (``_hop``),
     #: and of those, refused for an input that overlaps it.
     hop_checks: int = 0
@@ -250,6 +253,11 @@ class Compile:
         #: synthetic bases (by index) at a storage offset other than 0, and
         #: that offset (an output viewing one runs eagerly: ``_bytes``)
         self.offset_bases: dict[int, Any] = {}
+        #: Per storage group whose partition this compile's run-time check
+        #: holds (or proved), the layouts (``_decision.layout_key``) of its
+        #: non-overlapping members: disjoint on every call that runs the
+        #: graph (read by Inductor's reinplace pass, ``_reinplace``).
+        self.disjoint_layouts: list[set[tuple[Any, ...]]] = []
 
     def position(self, fwd_inputs: Sequence[Any], i: int) -> int:
         """The flat-argument position of ``fwd_inputs[i]`` (AOTAutograd's

@@ -20,6 +20,11 @@ Facts relied on, for torch 2.15:
   docs/PYTORCH.md section 9) and keys its cache in ``autograd_cache``;
 * Dynamo builds AOTAutograd's guards in ``CheckFunctionManager
   .compile_check_fn``, after a user's ``guard_filter_fn``;
+* Inductor's reinplace pass decides aliasing inside
+  ``reinplace_inplaceable_ops_core`` through three names of its module
+  (``compute_overlapping_tensors``, ``get_node_storage``, ``OrderedSet``);
+  higher-order ops map subgraph mutations to their inputs in
+  ``subgraph_mutated_input_storages``/``parent_mutated_input_indices``;
 * a source is a chain (``torch._dynamo.source``): ``LocalSource`` at the
   root, ``AttrSource`` / ``GetItemSource`` / ``DictGetItemSource`` steps,
   ``NNModuleSource`` wrappers that name their base.
