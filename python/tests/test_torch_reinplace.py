@@ -323,3 +323,31 @@ def test_random_frames_equal_eager(caches_on, seed):
     rframe = rf.random_frame(seed)
     ok, _ = _random_run(rframe, dynamic=seed % 2 == 1, install=True)
     assert ok, f"seed {seed}: {rframe}"
+
+
+@pytest.mark.parametrize("name", ["blocks_of_inputs", "list_of_slices", "data_dependent", "view_of_input"])
+def test_the_pass_adds_no_shape_env_guard(fresh_torch, name):
+    """Dynamic shapes, end to end: the ShapeEnv holds as many guards after
+    Inductor's reinplace pass as before it, with symalias answering."""
+    frame = next(f for f in rf.FRAMES if f.name == name)
+    counts = []
+    torch._dynamo.reset()
+    st.install()
+    core = R.reinplace_inplaceable_ops_core  # symalias's, around torch's
+
+    def counted(graph, *args):
+        env = torch._guards.TracingContext.try_get().fake_mode.shape_env
+        before = len(env.guards)
+        try:
+            return core(graph, *args)
+        finally:
+            counts.append((before, len(env.guards)))
+
+    R.reinplace_inplaceable_ops_core = counted
+    try:
+        with torch._dynamo.config.patch(capture_scalar_outputs=frame.scalars):
+            torch.compile(frame.fn, backend="inductor", fullgraph=True, dynamic=True)(*frame.make(N))
+    finally:
+        R.reinplace_inplaceable_ops_core = core
+    assert counts and all(a == b for a, b in counts)
+    assert st.stats.reinplace_decisions > 0

@@ -273,6 +273,13 @@ proptest! {
     fn fresh_generated_cases_are_answered_soundly(index in CASES..u64::MAX / 2) {
         for generate in [FIRST.generate, PRODUCTS.generate] {
             let (_, syms, case) = generate(index);
+            // A view too large to enumerate at the hints (`[s0*s0, s0*s0]`
+            // at `s0 = 12`: 20,736 elements) leaves nothing to check it by;
+            // the stored cases have none (there it would be a failure).
+            let hints: Vec<i64> = syms.iter().map(|s| s.hint).collect();
+            if classify(&case, &hints).is_none() {
+                continue;
+            }
             let r = answer(&case, &mut Analyzer::default());
             if let Err(e) = check_claim(&syms, &case, &r) {
                 prop_assert!(false, "{}", e);

@@ -39,7 +39,7 @@ as torch's):
 
 Disjoint mutated arguments of one storage are then each reinplaced;
 overlapping ones are cloned as before. ``install()`` checks that the pass
-still contains the two places (``_torch.check``).
+still contains the sites symalias changes (``_torch.REINPLACE_SITES``).
 """
 
 from __future__ import annotations
