@@ -275,6 +275,13 @@ def test_footprint_set_is_torch_ordered_set_for_other_items():
     assert fa == fb and hash(fa) == hash(fb)  # torch's buckets: by storage
     st.install()
     try:
+        # Outside a run of the pass, the module's names are torch's.
+        from torch.utils._ordered_set import OrderedSet
+
+        assert type(R.OrderedSet[int]([1, 1])) is OrderedSet
+        node = torch.fx.Graph().placeholder("x")
+        node.meta["val"] = torch.empty(2)
+        assert type(R.get_node_storage(node)) is int
         s = _reinplace.FootprintSet([fa, fb])
         assert len(s) == 2 and fc in s
         s2 = _reinplace.FootprintSet([fa, fc])

@@ -35,7 +35,18 @@ from .. import _native
 from .._tensors import storage_key
 from ._state import lock, stats
 
-_local = threading.local()
+
+class _Mutated(threading.local):
+    """The tensors the subgraphs of the op being traced mutate (this
+    thread), until ``parent_mutated_input_indices`` reads them."""
+
+    tensors: list[Any]
+
+    def __init__(self) -> None:
+        self.tensors = []
+
+
+_local = _Mutated()
 
 
 def _overlap(a: Any, b: Any) -> bool:
@@ -87,13 +98,11 @@ def wrap_subgraph_storages(orig: Callable[..., Any]) -> Callable[..., Any]:
         indices = list(mutated_input_indices)
         out = orig(subgraph, indices)
         placeholders = [n for n in subgraph.nodes if n.op == "placeholder"]
-        seen: list[Any] = getattr(_local, "mutated", [])
         for i in indices:
             if i < len(placeholders):
                 v = placeholders[i].meta.get("example_value", placeholders[i].meta.get("val"))
                 if isinstance(v, torch.Tensor):
-                    seen.append(v)
-        _local.mutated = seen
+                    _local.tensors.append(v)
         return out
 
     subgraph_mutated_input_storages.__wrapped__ = orig  # type: ignore[attr-defined]
@@ -105,8 +114,7 @@ def wrap_parent_indices(orig: Callable[..., Any]) -> Callable[..., Any]:
     input that overlaps a mutated tensor."""
 
     def parent_mutated_input_indices(parent_inputs: Sequence[Any], mutated_input_storages: Any) -> Any:
-        mutated: list[Any] = getattr(_local, "mutated", [])
-        _local.mutated = []
+        mutated, _local.tensors = _local.tensors, []
         if mutated:
             with lock:
                 stats.hop_checks += 1

@@ -54,13 +54,25 @@ from . import _state
 from ._decision import layout_key
 from ._state import lock, log, stats
 
-_local = threading.local()
+#: What one run of the pass may spend on symbolic proofs in all; past it,
+#: symbolic pairs are answered "overlap" (torch's own answer there).
+PASS_BUDGET_S = 0.25
+
+
+class _Run(threading.local):
+    """The pass run in progress on this thread: its memo of answers (None
+    outside a run) and what is left of its proof budget."""
+
+    memo: dict[tuple[int, ...], frozenset[int]] | None = None
+    budget: float = PASS_BUDGET_S
+
+
+_local = _Run()
 
 
 def _active() -> dict[tuple[int, ...], frozenset[int]] | None:
     """The memo of the pass run in progress on this thread, or None."""
-    memo: dict[tuple[int, ...], frozenset[int]] | None = getattr(_local, "memo", None)
-    return memo
+    return _local.memo
 
 
 def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
@@ -113,9 +125,6 @@ def _held_disjoint(a: Any, b: Any) -> bool:
 
 #: Wall-clock bound of one symbolic proof in the pass (then: "overlap").
 PROOF_MS = 2
-#: What one run of the pass may spend on symbolic proofs in all; past it,
-#: symbolic pairs are answered "overlap" (torch's own answer there).
-PASS_BUDGET_S = 0.25
 
 
 def _symbolic(ts: list[Any]) -> frozenset[int]:
@@ -126,7 +135,7 @@ def _symbolic(ts: list[Any]) -> frozenset[int]:
     everything = frozenset(range(len(ts)))
     if _native.decide(ts, names, prove=False, unbacked=True).overlapping:
         return everything
-    left: float = getattr(_local, "budget", PASS_BUDGET_S)
+    left = _local.budget
     if left <= 0:
         return everything
     t0 = time.perf_counter()
@@ -208,7 +217,7 @@ def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
     switched on for its duration (on this thread; one memo per run)."""
 
     def reinplace_inplaceable_ops_core(graph: Any, *args: Any, **kwargs: Any) -> Any:
-        outer = getattr(_local, "memo", None), getattr(_local, "budget", PASS_BUDGET_S)
+        outer = _local.memo, _local.budget
         _local.memo, _local.budget = {}, PASS_BUDGET_S
         try:
             with lock:
@@ -235,8 +244,18 @@ def wrap_get_node_storage(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def wrap_ordered_set(orig: Any) -> Any:
-    """``OrderedSet`` in the pass's module: a ``FootprintSet``."""
-    return FootprintSet
+    """``OrderedSet`` in the pass's module: a ``FootprintSet`` made while the
+    pass runs, torch's own set otherwise (``OrderedSet[T](...)`` too)."""
+
+    class OrderedSet:
+        def __class_getitem__(cls, item: Any) -> type[OrderedSet]:
+            return cls
+
+        def __new__(cls, iterable: Iterable[Any] | None = None) -> Any:
+            return FootprintSet(iterable) if _active() is not None else orig(iterable)
+
+    OrderedSet.__wrapped__ = orig  # type: ignore[attr-defined]
+    return OrderedSet
 
 
 def wrap_compute_overlapping(orig: Callable[..., Any]) -> Callable[..., Any]:
