@@ -6,8 +6,9 @@ torch's default caches). Reported per configuration: the median time of the
 first call (compile from cache + run) and the AOTAutograd cache hits.
 
 Two models:
-* ``mlp``: a small MLP training step, no input shares a storage (symalias
-  keeps torch's key: the same entries serve both);
+* ``mlp``: a small MLP training step, no input shares a storage (its key
+  carries only symalias's reinplace mark since issue 35: each
+  configuration warms and hits its own entries);
 * ``aliased``: the same step plus an in-place update of two rows of one
   buffer (its key carries symalias's decision: the warm-up is done by each
   configuration for its own entries).
