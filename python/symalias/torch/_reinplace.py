@@ -80,17 +80,25 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     the tensors (views of one storage) that overlap another in bytes. A
     symbolic group counts as disjoint only where that is proved for every
     allowed shape; an undecidable one (an error, an unbounded data-dependent
-    size) counts as all overlapping."""
+    size) counts as all overlapping.
+
+    A pair is answered by its two layouts (``layout_key``: they fix the
+    bytes each view reaches), once per run of the pass: the pass asks the
+    same two layouts through several nodes (an input, the op's output for
+    it, their views). The same layout twice is the same bytes: "overlap"."""
     ts = list(tensors)
     memo = _active()
+    keys = _layouts(ts) if len(ts) == 2 else None
     # A pair's answer is both or neither: one entry for either order.
-    key = tuple(sorted(id(t) for t in ts)) if len(ts) == 2 else tuple(id(t) for t in ts)
+    key: tuple[Any, ...] = tuple(sorted(keys, key=repr)) if keys else tuple(id(t) for t in ts)
     if memo is not None and key in memo:
         return set(memo[key])
     t0 = time.perf_counter()
     try:
-        if len(ts) == 2 and _held_disjoint(ts[0], ts[1]):
-            out: frozenset[int] = frozenset()
+        if keys and keys[0] == keys[1]:
+            out: frozenset[int] = frozenset(range(2))
+        elif keys and _held_disjoint(*keys):
+            out = frozenset()
             with lock:
                 stats.reinplace_held += 1
         else:
@@ -107,18 +115,22 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     return set(out)
 
 
-def _held_disjoint(a: Any, b: Any) -> bool:
-    """Whether the two views have the layouts of two non-overlapping members
+def _layouts(ts: list[Any]) -> tuple[Any, ...] | None:
+    """Each tensor's ``layout_key``, or None where one cannot be read."""
+    try:
+        return tuple(layout_key(t) for t in ts)
+    except Exception:
+        return None
+
+
+def _held_disjoint(ka: tuple[Any, ...], kb: tuple[Any, ...]) -> bool:
+    """Whether two views with these layouts are two non-overlapping members
     of a storage group whose partition this compile's run-time check holds
     (``Compile.disjoint_layouts``): disjoint on every call that runs the
     graph, whatever the ranges prove. The layout fixes the bytes a view
     reaches, so any two views of one storage with those layouts are."""
     c = _state.current()
     if c is None or not c.disjoint_layouts:
-        return False
-    try:
-        ka, kb = layout_key(a), layout_key(b)
-    except Exception:
         return False
     return ka != kb and any(ka in s and kb in s for s in c.disjoint_layouts)
 
