@@ -34,20 +34,11 @@ import reinplace_frames as rf
 
 import symalias.torch as st
 
-#: Mutated arguments per frame (the arguments the pass decides).
-MUTATED = {
-    "blocks_of_inputs": 2,
-    "blocks_in_graph": 2,
-    "list_of_slices": 3,
-    "data_dependent": 1,
-    "view_of_input": 2,
-    "overlapping_inputs": 1,
-    "clone_of_input": 2,
-    "kv_cache": 2,
-}
+#: Mutated arguments of the KV-cache step (``kv_update``: K and V).
+KV_MUTATED = 2
 
 
-def one(name, fn, make, *, dynamic, installed, calls, scalars=False):
+def one(name, fn, make, *, dynamic, installed, calls, mutated, scalars=False):
     torch._dynamo.reset()
     (st.install if installed else st.uninstall)()
     ReinplaceCounters.clear()
@@ -77,11 +68,11 @@ def one(name, fn, make, *, dynamic, installed, calls, scalars=False):
         "cloned_bytes_per_call": clones.bytes,
         "compile_s": compile_s,
         "call_us": statistics.median(times) * 1e6,
-        "pass_us_per_mutated_arg": clones.pass_seconds * 1e6 / MUTATED[name],
+        "pass_us_per_mutated_arg": clones.pass_seconds * 1e6 / mutated,
     }
     if installed:
         row["decisions"] = st.stats.reinplace_decisions - decided0
-        row["decide_us_per_mutated_arg"] = (st.stats.reinplace_seconds - seconds0) * 1e6 / MUTATED[name]
+        row["decide_us_per_mutated_arg"] = (st.stats.reinplace_seconds - seconds0) * 1e6 / mutated
     return row
 
 
@@ -104,7 +95,15 @@ def main() -> None:
     # One throwaway compile per configuration: first-use costs out of the rows.
     warm = rf.FRAMES[1]
     for installed in (False, True):
-        one(warm.name, warm.fn, lambda: warm.make(a.n), dynamic=False, installed=installed, calls=1)
+        one(
+            warm.name,
+            warm.fn,
+            lambda: warm.make(a.n),
+            dynamic=False,
+            installed=installed,
+            calls=1,
+            mutated=warm.mutated,
+        )
     rows = []
     for dynamic in (False, True):
         for frame in rf.FRAMES:
@@ -117,6 +116,7 @@ def main() -> None:
                         dynamic=dynamic,
                         installed=installed,
                         calls=a.calls,
+                        mutated=frame.mutated,
                         scalars=frame.scalars,
                     )
                     for _ in range(a.reps)
@@ -124,7 +124,17 @@ def main() -> None:
                 rows.append(runs[0] if "error" in runs[0] else median_of(runs))
         for installed in (False, True):
             mod, kv_args = rf.kv_frame(a.n)
-            rows.append(one("kv_cache", mod, lambda x=kv_args: x, dynamic=dynamic, installed=installed, calls=a.calls))
+            rows.append(
+                one(
+                    "kv_cache",
+                    mod,
+                    lambda x=kv_args: x,
+                    dynamic=dynamic,
+                    installed=installed,
+                    calls=a.calls,
+                    mutated=KV_MUTATED,
+                )
+            )
     st.uninstall()
     if a.json:
         print(json.dumps(rows))

@@ -85,6 +85,8 @@ class Frame:
     fn: Callable[..., Any]
     make: Callable[[int], tuple[Any, ...]]
     disjoint: bool
+    #: How many arguments the op mutates (the pass decides each).
+    mutated: int
     #: Data-dependent sizes (``.item()``): Dynamo must capture scalars.
     scalars: bool = False
 
@@ -167,13 +169,13 @@ def _overlap(n: int) -> tuple[Any, ...]:
 
 
 FRAMES = [
-    Frame("blocks_of_inputs", _blocks_of_inputs, _kv, True),
-    Frame("blocks_in_graph", _blocks_in_graph, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True),
-    Frame("list_of_slices", _list_of_slices, _slices, True),
-    Frame("data_dependent", _data_dependent, _dd, True, scalars=True),
-    Frame("view_of_input", _view_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True),
-    Frame("overlapping_inputs", _overlapping_inputs, _overlap, False),
-    Frame("clone_of_input", _clone_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), False),
+    Frame("blocks_of_inputs", _blocks_of_inputs, _kv, True, 2),
+    Frame("blocks_in_graph", _blocks_in_graph, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True, 2),
+    Frame("list_of_slices", _list_of_slices, _slices, True, 3),
+    Frame("data_dependent", _data_dependent, _dd, True, 1, scalars=True),
+    Frame("view_of_input", _view_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True, 2),
+    Frame("overlapping_inputs", _overlapping_inputs, _overlap, False, 1),
+    Frame("clone_of_input", _clone_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), False, 2),
 ]
 
 

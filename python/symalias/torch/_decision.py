@@ -113,6 +113,24 @@ def layout_key(t: Any) -> tuple[Any, ...]:
     )
 
 
+def overlapping_for_all_shapes(ts: list[Any], *, time_limit_ms: int | None = None) -> frozenset[int]:
+    """The tensors (views of one storage) that may overlap another for some
+    allowed shape, never guarding: exact for concrete layouts; for symbolic
+    ones all of them as soon as the hints overlap (an allowed shape where
+    they do) or the disjointness at the hints is not proved for every
+    allowed shape (within ``time_limit_ms``). Unbacked sizes are read with
+    their ranges. Raises what ``_native`` raises (callers answer "overlap")."""
+    concrete = _native.overlapping_tensors(ts)
+    if concrete is not None:
+        return frozenset(concrete)
+    names = [f"t{i}" for i in range(len(ts))]
+    everything = frozenset(range(len(ts)))
+    if _native.decide(ts, names, prove=False, unbacked=True).overlapping:
+        return everything
+    d = _native.decide(ts, names, prove=True, unbacked=True, time_limit_ms=time_limit_ms)
+    return frozenset(d.overlapping) if d.invariant is True else everything
+
+
 def decide_group(
     tensors: list[Any],
     sources: list[Any] | None,

@@ -51,26 +51,28 @@ from typing import Any, Callable
 
 from .. import _native
 from . import _state
-from ._decision import layout_key
+from ._decision import layout_key, overlapping_for_all_shapes
 from ._state import lock, log, stats
 
 #: What one run of the pass may spend on symbolic proofs in all; past it,
 #: symbolic pairs are answered "overlap" (torch's own answer there).
 PASS_BUDGET_S = 0.25
+#: Wall-clock bound of one symbolic proof in the pass (then: "overlap").
+PROOF_MS = 2
 
 
 class _Run(threading.local):
     """The pass run in progress on this thread: its memo of answers (None
     outside a run) and what is left of its proof budget."""
 
-    memo: dict[tuple[int, ...], frozenset[int]] | None = None
+    memo: dict[tuple[Any, ...], frozenset[int]] | None = None
     budget: float = PASS_BUDGET_S
 
 
 _local = _Run()
 
 
-def _active() -> dict[tuple[int, ...], frozenset[int]] | None:
+def _active() -> dict[tuple[Any, ...], frozenset[int]] | None:
     """The memo of the pass run in progress on this thread, or None."""
     return _local.memo
 
@@ -101,9 +103,13 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
             out = frozenset()
             with lock:
                 stats.reinplace_held += 1
-        else:
+        elif _local.budget <= 0:  # proofs spent: concrete layouts only
             concrete = _native.overlapping_tensors(ts)
-            out = frozenset(concrete) if concrete is not None else _symbolic(ts)
+            out = frozenset(concrete) if concrete is not None else frozenset(range(len(ts)))
+        else:
+            start = time.perf_counter()
+            out = overlapping_for_all_shapes(ts, time_limit_ms=PROOF_MS)
+            _local.budget -= time.perf_counter() - start
     except Exception as e:  # never weaker than torch: undecided is "overlap"
         log.debug("symalias: reinplace overlap undecided (%s: %s)", type(e).__name__, e)
         out = frozenset(range(len(ts)))
@@ -133,27 +139,6 @@ def _held_disjoint(ka: tuple[Any, ...], kb: tuple[Any, ...]) -> bool:
     if c is None or not c.disjoint_layouts:
         return False
     return ka != kb and any(ka in s and kb in s for s in c.disjoint_layouts)
-
-
-#: Wall-clock bound of one symbolic proof in the pass (then: "overlap").
-PROOF_MS = 2
-
-
-def _symbolic(ts: list[Any]) -> frozenset[int]:
-    """A symbolic group: "overlap" (all of it) as soon as the hints show an
-    overlap -- an allowed shape where they do -- or when the disjointness
-    at the hints is not proved for every allowed shape within ``PROOF_MS``."""
-    names = [f"t{i}" for i in range(len(ts))]
-    everything = frozenset(range(len(ts)))
-    if _native.decide(ts, names, prove=False, unbacked=True).overlapping:
-        return everything
-    left = _local.budget
-    if left <= 0:
-        return everything
-    t0 = time.perf_counter()
-    d = _native.decide(ts, names, prove=True, unbacked=True, time_limit_ms=PROOF_MS)
-    _local.budget = left - (time.perf_counter() - t0)
-    return frozenset(d.overlapping) if d.invariant is True else everything
 
 
 class Footprint:
