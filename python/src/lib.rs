@@ -10,9 +10,9 @@
 //! documents.
 //! Bad input raises `symalias.InputError` (a `ValueError`) carrying the same
 //! located message as the CLI, without the line number. Every analysis runs
-//! with the GIL released, on a stack segment of the CLI's 64 MB (the
-//! depth limits of the parser bound recursion; the large stack keeps the
-//! margin the CLI has), and under the time bound it is given.
+//! with the GIL released, with at least 4 MB of stack left (else on a
+//! segment of the CLI's 64 MB; the parser's depth limits bound recursion),
+//! and under the time bound it is given.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -36,20 +36,26 @@ mod tensors;
 
 use results::{PyOutcome, PyOverlapResult, PyProgramResult, PySimplifyResult};
 
-/// Stack an analysis runs on (the CLI's batch workers' size): a fresh
-/// segment per call, mapped lazily (only the pages used are touched).
+/// Stack an analysis runs on (the CLI's batch workers' size), mapped lazily.
 const ANALYSIS_STACK: usize = 64 << 20;
 
-/// Runs `f` with the GIL released, on the calling thread but on a stack
-/// segment of its own of [`ANALYSIS_STACK`] bytes (`stacker::grow`), so
-/// that a Python thread's small stack never bounds an analysis; a panic in
-/// `f` is reported as a `RuntimeError`. (It ran on reused worker threads
-/// before: two thread wake-ups per call cost 65–70 µs here, the engine's
-/// own answer to a two-view case about 20 µs.)
+/// Stack an analysis may need on the calling thread's own stack: with less
+/// left, it runs on a fresh [`ANALYSIS_STACK`] segment.
+const ANALYSIS_RED_ZONE: usize = 4 << 20;
+
+/// Runs `f` with the GIL released, on the calling thread: on its own stack
+/// when [`ANALYSIS_RED_ZONE`] bytes of it are left (a Python main thread's
+/// 8 MB stack has them), else on a segment of its own of [`ANALYSIS_STACK`]
+/// bytes (`stacker::maybe_grow`), so that a Python thread's small stack
+/// never bounds an analysis (the parser grows its own stack past its depth
+/// bound either way); a panic in `f` is reported as a `RuntimeError`. (It
+/// ran on reused worker threads before: two thread wake-ups per call cost
+/// 65–70 µs here; then on a fresh segment per call, whose `mmap`, page
+/// faults and `munmap` cost 12 µs of a 24 µs two-view decision.)
 fn on_large_stack<R: Send>(py: Python<'_>, f: impl FnOnce() -> R + Send) -> PyResult<R> {
     py.detach(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            stacker::grow(ANALYSIS_STACK, f)
+            stacker::maybe_grow(ANALYSIS_RED_ZONE, ANALYSIS_STACK, f)
         }))
         .map_err(|p| {
             let what = p
@@ -76,7 +82,9 @@ fn answer_document<T: serde::de::DeserializeOwned + Send, R: Send>(
     doc: &Bound<'_, PyAny>,
     answer: impl FnOnce(T) -> Result<R, EngineInputError> + Send,
 ) -> PyResult<R> {
-    let read = stacker::grow(ANALYSIS_STACK, || document::read::<T>(doc));
+    let read = stacker::maybe_grow(ANALYSIS_RED_ZONE, ANALYSIS_STACK, || {
+        document::read::<T>(doc)
+    });
     let id = read.id;
     let value = read.value.map_err(input_error)?;
     on_large_stack(py, move || {
@@ -331,6 +339,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     check_kinds::register(m)?;
     m.add_class::<decide::PyDecision>()?;
     m.add_function(wrap_pyfunction!(decide::decide, m)?)?;
+    m.add_function(wrap_pyfunction!(decide::overlapping_for_all_shapes, m)?)?;
     m.add_function(wrap_pyfunction!(checks::check_counters, m)?)?;
     m.add_function(wrap_pyfunction!(checks::reset_check_counters, m)?)?;
     Ok(())

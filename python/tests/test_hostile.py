@@ -196,9 +196,10 @@ def test_meta_tensors_and_parameters_are_answered():
 
 
 def test_a_small_python_thread_stack_does_not_bound_an_analysis():
-    """Analyses run on a 64 MB stack segment of their own, whatever the
-    calling thread's stack: the deepest accepted expression is parsed,
-    simplified and used as a size from a thread of 256 KiB."""
+    """An analysis runs on the calling thread's stack only when 4 MB of it
+    are left, else on a 64 MB segment of its own: the deepest accepted
+    expression is parsed, simplified and used as a size from a thread of
+    256 KiB (and from this thread, below)."""
     chain = "s0" + "//2" * 999
     out: dict[str, object] = {}
 
@@ -222,3 +223,7 @@ def test_a_small_python_thread_stack_does_not_bound_an_analysis():
     assert isinstance(result, symalias.OverlapResult)
     # s0 // 2**999 is 0 for every allowed s0: the first view is empty.
     assert result.overlapping == () and result.invariant is True
+    work()
+    again = out["overlap"]
+    assert isinstance(again, symalias.OverlapResult) and again is not result
+    assert (again.overlapping, again.invariant) == ((), True)
