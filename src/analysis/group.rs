@@ -11,8 +11,8 @@ use crate::expr::{ExprId, ExprPool};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
 use crate::overlap::{
-    analyze_views_listing, internal_overlap, prove_case, prove_internal, GroupAnswer, Proof,
-    ProofOptions, Verdict, Witness,
+    analyze_views_listing, disjoint_by_extents, internal_overlap, prove_case, prove_internal,
+    GroupAnswer, Proof, ProofOptions, Verdict, Witness,
 };
 use crate::simplify::{simplify, SimplifyOptions};
 use hashbrown::HashMap;
@@ -41,6 +41,17 @@ pub struct Group {
     pub members: Vec<Member>,
 }
 
+/// The answer of [`Analyzer::disjoint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disjointness {
+    /// Pairwise disjoint for every allowed shape (proved).
+    Proved,
+    /// Some two members overlap at the hints (exact): at an allowed shape.
+    OverlapsAtHints,
+    /// Disjoint at the hints, not proved for every allowed shape (in time).
+    Unknown,
+}
+
 impl Analyzer {
     /// Which members of `group` overlap: exact at the hints, then (for
     /// symbolic groups) proved or refuted for all allowed shapes, with the
@@ -63,6 +74,52 @@ impl Analyzer {
         let deadline = self.options.proof.deadline_from(start);
         let env = simplified_env(&mut scope.pool, &scope.env, self.options.simplify.as_ref());
         self.overlap_in(&mut scope.pool, &env, group, start, deadline)
+    }
+
+    /// Whether the members of `group` are pairwise disjoint for every
+    /// allowed shape -- the question of a caller for which any overlap is
+    /// final (Inductor's reinplace pass: an overlap only keeps a copy), so
+    /// that no proof is spent on overlaps. Cheapest first:
+    /// 1. every two members apart by their extents' interval gaps (the
+    ///    proof's first step, on the layouts as written): `Proved`;
+    /// 2. the exact answer at the hints: some members overlap there (an
+    ///    allowed shape): `OverlapsAtHints`; a pair past the search budget:
+    ///    `Unknown`;
+    /// 3. all disjoint at the hints: [`Analyzer::overlap`] (simplification,
+    ///    the whole proof), `Proved` only when it proves the partition.
+    ///
+    /// Errors as [`Analyzer::overlap`] (a field that does not evaluate at
+    /// the hints).
+    pub fn disjoint(
+        &mut self,
+        scope: &mut Scope,
+        group: &Group,
+    ) -> Result<Disjointness, GroupError> {
+        let layouts: Vec<Layout> = group.members.iter().map(|m| m.layout.clone()).collect();
+        if disjoint_by_extents(&mut scope.pool, &scope.env, &layouts) {
+            return Ok(Disjointness::Proved);
+        }
+        let views = views_at_hints(&scope.pool, &scope.env, &layouts)?;
+        let answer =
+            analyze_views_listing(&views, self.options.budget, self.options.max_listed_pairs);
+        if answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided) {
+            return Ok(Disjointness::Unknown);
+        }
+        if !answer.overlapping.is_empty() {
+            return Ok(Disjointness::OverlapsAtHints);
+        }
+        let symbolic = layouts.iter().any(|l| l.is_symbolic(&scope.pool));
+        if !symbolic {
+            return Ok(Disjointness::Proved);
+        }
+        if !self.options.prove {
+            return Ok(Disjointness::Unknown);
+        }
+        let report = self.overlap(scope, group)?;
+        Ok(match report.invariance {
+            Invariance::Proved if report.overlapping.is_empty() => Disjointness::Proved,
+            _ => Disjointness::Unknown,
+        })
     }
 
     /// [`Analyzer::overlap`] in an environment already prepared with

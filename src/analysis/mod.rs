@@ -31,7 +31,7 @@ mod program;
 mod report;
 
 pub use error::{CompileError, GroupError, ProgramError};
-pub use group::{Group, Member};
+pub use group::{Disjointness, Group, Member};
 pub use program::{
     GraphNames, Input, InputKind, MergeOption, Output, Program, ProgramOptions, Tensor,
 };

@@ -59,15 +59,30 @@ pub fn load_expr(
     value: &ExprField,
     need_hints: bool,
 ) -> Result<ExprId, InputError> {
+    load_field(scope, &|| field.to_string(), value, need_hints)
+}
+
+/// [`load_expr`] with the field's name made only for an error. A text that
+/// is a declared symbol's name is that symbol (what the parser would
+/// answer), without the parser.
+fn load_field(
+    scope: &mut Scope,
+    field: &dyn Fn() -> String,
+    value: &ExprField,
+    need_hints: bool,
+) -> Result<ExprId, InputError> {
     let e = match value {
         ExprField::Int(v) => scope.pool.int(*v),
-        ExprField::Text(t) => parse(&mut scope.pool, t)
-            .map_err(|e| InputError::field(field, format!("`{}`: {e}", abbrev(t))))?,
+        ExprField::Text(t) => match scope.pool.lookup_symbol(t) {
+            Some(s) if scope.env.info(s).is_some() => scope.pool.sym(s),
+            _ => parse(&mut scope.pool, t)
+                .map_err(|e| InputError::field(field(), format!("`{}`: {e}", abbrev(t))))?,
+        },
     };
     scope
         .env
         .check_symbols(&scope.pool, e, need_hints)
-        .map_err(|e| InputError::field(field, e.to_string()))?;
+        .map_err(|e| InputError::field(field(), e.to_string()))?;
     Ok(e)
 }
 
@@ -84,12 +99,12 @@ pub fn load_layout(
     let list = |name: &str, xs: &[ExprField], scope: &mut Scope| {
         xs.iter()
             .enumerate()
-            .map(|(d, f)| load_expr(scope, &format!("{prefix}.{name}[{d}]"), f, true))
+            .map(|(d, f)| load_field(scope, &|| format!("{prefix}.{name}[{d}]"), f, true))
             .collect::<Result<Vec<_>, _>>()
     };
     let sizes = list("sizes", sizes, scope)?;
     let strides = list("strides", strides, scope)?;
-    let offset = load_expr(scope, &format!("{prefix}.storage_offset"), offset, true)?;
+    let offset = load_field(scope, &|| format!("{prefix}.storage_offset"), offset, true)?;
     Ok(Layout {
         sizes,
         strides,

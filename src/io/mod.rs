@@ -21,7 +21,7 @@ pub use error::InputError;
 pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc};
 pub use jsonl::{parse_line, JsonLine};
 pub use load::{load_env, load_expr};
-pub use overlap_case::run_overlap_case;
+pub use overlap_case::{run_disjoint_case, run_overlap_case};
 pub use program::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,
     MetaDoc, OutputInfoDoc, ProgramDoc, ProgramResult, SyntheticDoc, TangentDoc, TensorDoc,

@@ -9,7 +9,7 @@ use super::load::{load_env, load_layout};
 use super::types::{
     ExprField, OverlapCase, OverlapResult, PairDoc, SelfOverlapResult, TensorSpec, WitnessDoc,
 };
-use crate::analysis::{Analyzer, Group, Member, OverlapReport};
+use crate::analysis::{Analyzer, Disjointness, Group, Member, OverlapReport, Scope};
 use crate::expr::ExprPool;
 use crate::layout::{Field, View};
 use std::collections::BTreeMap;
@@ -45,20 +45,7 @@ pub fn run_overlap_case(
             (analyzer.overlap_views(&case.id, &views, &source), None)
         }
         None => {
-            let mut group = Group {
-                id: case.id.clone(),
-                members: Vec::with_capacity(case.tensors.len()),
-            };
-            for (i, t) in case.tensors.iter().enumerate() {
-                let source = source(case, i);
-                let prefix = format!("tensors[{i}]");
-                let layout = load_layout(
-                    &mut scope,
-                    &prefix,
-                    (&t.sizes, &t.strides, &t.storage_offset, t.itemsize),
-                )?;
-                group.members.push(Member { source, layout });
-            }
+            let group = load_group(case, &mut scope)?;
             let report = analyzer
                 .overlap(&mut scope, &group)
                 .map_err(|e| tensor_error(e.member, e.error.field(), e.error.to_string()))?;
@@ -72,6 +59,55 @@ pub fn run_overlap_case(
         result.micros = start.elapsed().as_micros() as u64;
     }
     Ok(result)
+}
+
+/// Whether the views of one overlap case are pairwise disjoint for every
+/// allowed shape ([`Analyzer::disjoint`]: cheapest reasoning first, no
+/// proof spent on overlaps), loaded and checked as [`run_overlap_case`]
+/// loads a case.
+///
+/// ```
+/// use symalias::analysis::{Analyzer, Disjointness};
+/// use symalias::io::{parse_line, run_disjoint_case, OverlapCase};
+/// let line = r#"{"id": "halves", "symbols": {"s0": {"hint": 4, "min": 2}},
+///   "tensors": [{"sizes": ["s0"], "strides": [1], "storage_offset": 0},
+///               {"sizes": ["s0"], "strides": [1], "storage_offset": "s0"}]}"#;
+/// let case: OverlapCase = parse_line(1, line).value.unwrap();
+/// let answer = run_disjoint_case(&case, &mut Analyzer::default()).unwrap();
+/// assert_eq!(answer, Disjointness::Proved);
+/// ```
+pub fn run_disjoint_case(
+    case: &OverlapCase,
+    analyzer: &mut Analyzer,
+) -> Result<Disjointness, InputError> {
+    let mut scope = load_env(&case.symbols, &case.assumptions)?;
+    for (i, t) in case.tensors.iter().enumerate() {
+        check_itemsize(i, t)?;
+    }
+    let group = load_group(case, &mut scope)?;
+    analyzer
+        .disjoint(&mut scope, &group)
+        .map_err(|e| tensor_error(e.member, e.error.field(), e.error.to_string()))
+}
+
+/// The case's tensors as a group of `scope` (their fields parsed and
+/// checked against its symbols).
+fn load_group(case: &OverlapCase, scope: &mut Scope) -> Result<Group, InputError> {
+    let mut group = Group {
+        id: case.id.clone(),
+        members: Vec::with_capacity(case.tensors.len()),
+    };
+    for (i, t) in case.tensors.iter().enumerate() {
+        let source = source(case, i);
+        let prefix = format!("tensors[{i}]");
+        let layout = load_layout(
+            scope,
+            &prefix,
+            (&t.sizes, &t.strides, &t.storage_offset, t.itemsize),
+        )?;
+        group.members.push(Member { source, layout });
+    }
+    Ok(group)
 }
 
 fn source(case: &OverlapCase, i: usize) -> String {

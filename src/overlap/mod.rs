@@ -20,7 +20,7 @@ mod proof;
 internal! { pub use group::{components, GroupAnswer, ListedPair, PAIR_LIST_CAP}; }
 pub use internal::internal_overlap;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
-pub(crate) use proof::prove_case;
+pub(crate) use proof::{disjoint_by_extents, prove_case};
 internal! { pub use proof::prove_internal; }
 pub use proof::{InternalProof, Proof, ProofOptions};
 

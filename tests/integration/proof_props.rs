@@ -3,14 +3,15 @@
 //! * `invariant: true` must hold at every assignment of the (finite) domain;
 //! * `invariant: false` must come with a counterexample that really changes
 //!   the classification;
-//! * shape guards must imply the classification wherever they all hold.
+//! * shape guards must imply the classification wherever they all hold;
+//! * `Analyzer::disjoint`'s `Proved` must hold at every assignment.
 
 use crate::common::views::brute_group;
 use proptest::prelude::*;
 use serde_json::json;
-use symalias::analysis::Analyzer;
+use symalias::analysis::{Analyzer, Disjointness};
 use symalias::expr::{parse, ExprPool};
-use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapResult};
+use symalias::io::{parse_line, run_disjoint_case, run_overlap_case, OverlapCase, OverlapResult};
 use symalias::layout::View;
 
 #[derive(Clone, Debug)]
@@ -171,4 +172,78 @@ proptest! {
             }
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: crate::common::env_count("SYMALIAS_PROOF_CASES", 400), ..ProptestConfig::default() })]
+
+    /// `Analyzer::disjoint` (the reinplace pass's question): `Proved` only
+    /// where no two views meet at any assignment of the domain;
+    /// `OverlapsAtHints` only where two meet at the hints; and never less
+    /// than the full proof: a partition proved all-disjoint is `Proved`.
+    #[test]
+    fn disjointness_holds_on_the_whole_domain((syms, case) in case()) {
+        let text = case.to_string();
+        let parsed: OverlapCase = parse_line(1, &text).value.unwrap();
+        let answer = run_disjoint_case(&parsed, &mut Analyzer::default()).unwrap();
+        let classify = |at: &[i64]| brute_group(&views_at(&case, at)).1;
+        let hint: Vec<i64> = syms.iter().map(|s| s.hint).collect();
+        match answer {
+            Disjointness::Proved => {
+                for at in &assignments(&syms) {
+                    prop_assert!(classify(at).is_empty(), "claimed disjoint, but {:?} overlap at {:?}: {}", classify(at), at, text);
+                }
+            }
+            Disjointness::OverlapsAtHints => prop_assert!(!classify(&hint).is_empty(), "no overlap at the hints: {}", text),
+            Disjointness::Unknown => prop_assert!(classify(&hint).is_empty(), "an overlap at the hints answered Unknown: {}", text),
+        }
+        let full = run_overlap_case(&parsed, &mut Analyzer::default(), false).unwrap();
+        if full.invariant == Some(true) && full.overlapping.is_empty() {
+            prop_assert_eq!(answer, Disjointness::Proved, "the full proof shows them disjoint: {}", text);
+        }
+    }
+}
+
+/// The extents' interval gaps alone decide these (`disjoint_by_extents`).
+#[test]
+fn disjointness_by_extents_reads_like_the_layouts() {
+    let ask = |line: &str| {
+        let case: OverlapCase = parse_line(1, line).value.unwrap();
+        run_disjoint_case(&case, &mut Analyzer::default()).unwrap()
+    };
+    // Two halves of one buffer, whatever s0.
+    let halves = r#"{"id": "halves", "symbols": {"s0": {"hint": 4, "min": 2}},
+        "tensors": [{"sizes": ["s0"], "strides": [1], "storage_offset": 0},
+                    {"sizes": ["s0"], "strides": [1], "storage_offset": "s0"}]}"#;
+    assert_eq!(ask(halves), Disjointness::Proved);
+    // A slice of data-dependent length (u0 may be 0) after a block.
+    let data_dependent = r#"{"id": "dd", "symbols": {"s0": {"hint": 4, "min": 2}, "u0": {"hint": 0, "min": 0}},
+        "tensors": [{"sizes": ["s0"], "strides": [1], "storage_offset": 0, "itemsize": 4},
+                    {"sizes": ["u0"], "strides": [1], "storage_offset": "s0", "itemsize": 4}]}"#;
+    assert_eq!(ask(data_dependent), Disjointness::Proved);
+    // Bytes: 2-byte elements after 4-byte ones, one element apart.
+    let mixed = r#"{"id": "mixed", "symbols": {"s0": {"hint": 4, "min": 2}},
+        "tensors": [{"sizes": ["s0"], "strides": [1], "storage_offset": 0, "itemsize": 4},
+                    {"sizes": [3], "strides": [1], "storage_offset": "2*s0", "itemsize": 2}]}"#;
+    assert_eq!(ask(mixed), Disjointness::Proved);
+    // One element short: the last 4-byte element meets the first 2-byte one.
+    let short = r#"{"id": "short", "symbols": {"s0": {"hint": 4, "min": 2}},
+        "tensors": [{"sizes": ["s0"], "strides": [1], "storage_offset": 0, "itemsize": 4},
+                    {"sizes": [3], "strides": [1], "storage_offset": "2*s0 - 1", "itemsize": 2}]}"#;
+    assert_eq!(ask(short), Disjointness::OverlapsAtHints);
+    // B0's windows one row apart: they meet at the hints.
+    let b0 = r#"{"id": "b0", "symbols": {"s0": {"hint": 4, "min": 2}},
+        "tensors": [{"sizes": ["s0", 4], "strides": [9, 1], "storage_offset": 0},
+                    {"sizes": ["s0", 4], "strides": [9, 1], "storage_offset": 9}]}"#;
+    assert_eq!(ask(b0), Disjointness::OverlapsAtHints);
+    // Interleaved columns: apart only by the full proof (their extents meet).
+    let columns = r#"{"id": "columns", "symbols": {"s0": {"hint": 4, "min": 2}},
+        "tensors": [{"sizes": ["s0", 4], "strides": [8, 1], "storage_offset": 0},
+                    {"sizes": ["s0", 4], "strides": [8, 1], "storage_offset": 4}]}"#;
+    assert_eq!(ask(columns), Disjointness::Proved);
+    // Disjoint at the hints only: s0 = 2 makes the second block start inside the first.
+    let at_hints = r#"{"id": "hints", "symbols": {"s0": {"hint": 4, "min": 2, "max": 8}},
+        "tensors": [{"sizes": [3], "strides": [1], "storage_offset": 0},
+                    {"sizes": [3], "strides": [1], "storage_offset": "s0"}]}"#;
+    assert_ne!(ask(at_hints), Disjointness::Proved);
 }

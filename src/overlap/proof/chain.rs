@@ -123,21 +123,10 @@ impl Prover<'_, '_> {
         self.positive(gap)
     }
 
-    /// `gap >= 1` by intervals, as built and once expanded.
+    /// `gap >= 1` by intervals, as built and once expanded (while time is left).
     pub(super) fn positive(&mut self, gap: ExprId) -> bool {
-        if self.env.interval(self.pool, gap).lo.is_some_and(|l| l >= 1) {
-            return true;
-        }
-        if !self.time_left() || !expandable(self.pool, gap) {
-            return false;
-        }
-        let expanded = crate::simplify::poly::expand(self.pool, gap);
-        expanded != gap
-            && self
-                .env
-                .interval(self.pool, expanded)
-                .lo
-                .is_some_and(|l| l >= 1)
+        let time_left = self.time_left();
+        positive(self.pool, self.env, gap, || time_left)
     }
 
     /// The guard of a link: `end_x < start_y`.

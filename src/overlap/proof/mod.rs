@@ -30,6 +30,7 @@ mod split;
 mod witness;
 
 pub(crate) use cases::prove_case;
+// `disjoint_by_extents` is defined below.
 pub use internal::{prove_internal, InternalProof};
 use witness::HintWitness;
 
@@ -194,6 +195,108 @@ enum Asked {
     Unknown,
 }
 
+/// A view's footprint bounds and dimensions in the case's unit (bytes in
+/// `bytes_mode`, when the itemsizes differ; else elements): `start` is the
+/// offset, `end` the offset plus `(size - 1)·stride` over the dimensions
+/// (in bytes, plus `itemsize - 1` as a last dimension). For strides `>= 0`
+/// (every allowed shape) a non-empty view's addresses lie in `[start, end]`.
+fn extent(
+    pool: &mut ExprPool,
+    t: &Layout,
+    bytes_mode: bool,
+) -> (ExprId, ExprId, Vec<(ExprId, ExprId)>) {
+    let scale = if bytes_mode { t.itemsize } else { 1 };
+    let sc = pool.int(scale);
+    let start = pool.mul(&[t.offset, sc]);
+    let mut dims: Vec<(ExprId, ExprId)> = t
+        .sizes
+        .iter()
+        .zip(&t.strides)
+        .map(|(&n, &s)| (n, s))
+        .collect();
+    for d in dims.iter_mut() {
+        d.1 = pool.mul(&[d.1, sc]);
+    }
+    if bytes_mode && t.itemsize > 1 {
+        let (n, one) = (pool.int(t.itemsize), pool.int(1));
+        dims.push((n, one));
+    }
+    let mut parts = vec![start];
+    for &(n, s) in &dims {
+        let m1 = pool.int(-1);
+        let n1 = pool.add(&[n, m1]);
+        parts.push(pool.mul(&[n1, s]));
+    }
+    let end = pool.add(&parts);
+    (start, end, dims)
+}
+
+/// `gap >= 1` for every assignment inside the ranges, by intervals: as
+/// built, then (when `may_expand` says so and expanding changes it) once
+/// expanded, so that terms both ends share cancel.
+fn positive(
+    pool: &mut ExprPool,
+    env: &Env,
+    gap: ExprId,
+    may_expand: impl FnOnce() -> bool,
+) -> bool {
+    if env.interval(pool, gap).lo.is_some_and(|l| l >= 1) {
+        return true;
+    }
+    if !may_expand() || !expandable(pool, gap) {
+        return false;
+    }
+    let expanded = crate::simplify::poly::expand(pool, gap);
+    expanded != gap && env.interval(pool, expanded).lo.is_some_and(|l| l >= 1)
+}
+
+/// Most views [`disjoint_by_extents`] takes (its pairs are all asked).
+pub(crate) const EXTENT_VIEWS_MAX: usize = 16;
+
+/// Whether every two of `layouts` are disjoint for every allowed shape by
+/// the proof's first, cheapest step alone: the gap between their extents is
+/// at least 1 by intervals, one way or the other, or one of them is empty
+/// for all shapes (a size at most 0). No solver, no sampling, no hints;
+/// `false` also for more than [`EXTENT_VIEWS_MAX`] views. The unit is the
+/// proof's: bytes when the itemsizes differ, else elements.
+pub(crate) fn disjoint_by_extents(pool: &mut ExprPool, env: &Env, layouts: &[Layout]) -> bool {
+    if layouts.len() > EXTENT_VIEWS_MAX {
+        return false;
+    }
+    let first = layouts.first().map(|t| t.itemsize);
+    let bytes_mode = layouts.iter().any(|t| Some(t.itemsize) != first);
+    let extents: Vec<(ExprId, ExprId)> = layouts
+        .iter()
+        .map(|t| {
+            let (start, end, _) = extent(pool, t, bytes_mode);
+            (start, end)
+        })
+        .collect();
+    let empty: Vec<bool> = layouts
+        .iter()
+        .map(|t| {
+            t.sizes
+                .iter()
+                .any(|&n| env.interval(pool, n).hi.is_some_and(|h| h <= 0))
+        })
+        .collect();
+    for a in 0..layouts.len() {
+        for b in a + 1..layouts.len() {
+            if empty[a] || empty[b] {
+                continue;
+            }
+            let apart = [(a, b), (b, a)].into_iter().any(|(x, y)| {
+                let gap = pool.sub(extents[y].0, extents[x].1);
+                positive(pool, env, gap, || true)
+            });
+            if !apart {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// A symbolic footprint in the case's unit.
 struct SymFootprint {
     start: ExprId,
@@ -355,29 +458,7 @@ impl Tally {
 impl Prover<'_, '_> {
     fn build(&mut self) {
         for t in self.tensors {
-            let scale = if self.bytes_mode { t.itemsize } else { 1 };
-            let sc = self.pool.int(scale);
-            let start = self.pool.mul(&[t.offset, sc]);
-            let mut dims: Vec<(ExprId, ExprId)> = t
-                .sizes
-                .iter()
-                .zip(&t.strides)
-                .map(|(&n, &s)| (n, s))
-                .collect();
-            for d in dims.iter_mut() {
-                d.1 = self.pool.mul(&[d.1, sc]);
-            }
-            if self.bytes_mode && t.itemsize > 1 {
-                let (n, one) = (self.pool.int(t.itemsize), self.pool.int(1));
-                dims.push((n, one));
-            }
-            let mut parts = vec![start];
-            for &(n, s) in &dims {
-                let m1 = self.pool.int(-1);
-                let n1 = self.pool.add(&[n, m1]);
-                parts.push(self.pool.mul(&[n1, s]));
-            }
-            let end = self.pool.add(&parts);
+            let (start, end, dims) = extent(self.pool, t, self.bytes_mode);
             let solid = t
                 .sizes
                 .iter()
