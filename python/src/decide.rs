@@ -13,10 +13,10 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyTuple};
 use std::collections::BTreeMap;
-use symalias::analysis::{Analyzer, AnalyzerOptions};
+use symalias::analysis::{Analyzer, AnalyzerOptions, Disjointness};
 use symalias::io::{
-    run_overlap_case, ExprField, GuardDoc, GuardKindDoc, OverlapCase, OverlapResult, SymbolSpec,
-    TensorSpec,
+    run_disjoint_case, run_overlap_case, ExprField, GuardDoc, GuardKindDoc, OverlapCase,
+    OverlapResult, SymbolSpec, TensorSpec,
 };
 
 use crate::tensors::{call, check_strided, Method};
@@ -35,6 +35,8 @@ struct Symbols<'py> {
     /// upper, when unbounded below) as hint: only a proof for all shapes
     /// means anything then.
     unbacked: bool,
+    /// Each symbol's source is read (`SymbolSpec::source`, for guards).
+    sources: bool,
 }
 
 /// A sympy bound as an i64; None for an infinity or anything else.
@@ -82,9 +84,13 @@ impl<'py> Symbols<'py> {
             Err(_) if self.unbacked && doc.min.or(doc.max).is_some() => doc.min.or(doc.max),
             Err(_) => return Err(crate::error::unbacked(&[name])),
         };
-        let sources = shape_env
-            .getattr(intern!(py, "var_to_sources"))?
-            .call_method1(intern!(py, "get"), (s,))?;
+        let sources = if self.sources {
+            shape_env
+                .getattr(intern!(py, "var_to_sources"))?
+                .call_method1(intern!(py, "get"), (s,))?
+        } else {
+            py.None().into_bound(py)
+        };
         if !sources.is_none() && sources.len()? > 0 {
             let mut n = sources.get_item(0)?.getattr(intern!(py, "name"))?;
             if n.is_callable() {
@@ -303,6 +309,104 @@ fn fields<'py>(
     Ok(out)
 }
 
+/// How [`read_group`] reads a group.
+struct ReadOptions {
+    /// Each SymInt as its value at the hints.
+    hints_only: bool,
+    /// Symbols without a hint read with their range.
+    unbacked: bool,
+    /// Each symbol's source read from the ShapeEnv (for guards).
+    sources: bool,
+}
+
+/// One group read from torch tensors: the case, each tensor's integer
+/// storage offset, and whether some field was a SymInt.
+struct ReadGroup {
+    case: OverlapCase,
+    offsets: Vec<Option<i64>>,
+    symbolic: bool,
+}
+
+/// Reads `tensors` (views of one storage, named `sources` in guards, or
+/// `tensors[i]`) into an overlap case, without guarding.
+fn read_group<'py>(
+    py: Python<'py>,
+    tensors: &[Bound<'py, PyAny>],
+    sources: Option<&[String]>,
+    opts: ReadOptions,
+) -> PyResult<ReadGroup> {
+    let mut seen = Vec::new();
+    let mut storages = Vec::with_capacity(tensors.len());
+    for (i, t) in tensors.iter().enumerate() {
+        check_type(t, i, &mut seen)?;
+        let s = call(py, t, Method::UntypedStorage)
+            .map_err(|e| check_strided(t, i).err().unwrap_or(e))?;
+        if !storages.is_empty() && !s.is(&storages[0]) {
+            return Err(crate::error::different_storages(i));
+        }
+        storages.push(s);
+    }
+    let mut syms = Symbols {
+        docs: BTreeMap::new(),
+        text: PyDict::new(py),
+        hints: None,
+        hints_only: opts.hints_only,
+        unbacked: opts.unbacked,
+        sources: opts.sources,
+    };
+    let mut symbolic = false;
+    let mut specs = Vec::with_capacity(tensors.len());
+    let mut offsets = Vec::with_capacity(tensors.len());
+    for (i, t) in tensors.iter().enumerate() {
+        let size = call(py, t, Method::Size).map_err(|e| check_strided(t, i).err().unwrap_or(e))?;
+        let sizes = fields(size, &mut syms, &mut symbolic)?;
+        let strides = fields(call(py, t, Method::Stride)?, &mut syms, &mut symbolic)?;
+        let (offset, s) = syms.field(&call(py, t, Method::StorageOffset)?)?;
+        symbolic |= s;
+        offsets.push(match offset {
+            ExprField::Int(v) => Some(v),
+            ExprField::Text(_) => None,
+        });
+        specs.push(TensorSpec {
+            source: sources.map(|s| s[i].clone()),
+            sizes,
+            strides,
+            storage_offset: offset,
+            itemsize: call(py, t, Method::ElementSize)?.extract()?,
+        });
+    }
+    let case = OverlapCase {
+        id: "compute_overlapping_tensors".into(),
+        symbols: syms.docs,
+        assumptions: Vec::new(),
+        tensors: specs,
+        expect: None,
+    };
+    Ok(ReadGroup {
+        case,
+        offsets,
+        symbolic,
+    })
+}
+
+/// Analyzer options for `case`: proved with `prove` when it has symbols
+/// (else not simplified either: values at the hints do not depend on the
+/// written form), within `time_limit_ms` when given.
+fn options(case: &OverlapCase, prove: bool, time_limit_ms: Option<u64>) -> AnalyzerOptions {
+    let prove = prove && !case.symbols.is_empty();
+    let mut opts = AnalyzerOptions {
+        prove,
+        ..AnalyzerOptions::default()
+    };
+    if !prove {
+        opts.simplify = None;
+    }
+    if let Some(ms) = time_limit_ms {
+        opts.proof.time_limit = std::time::Duration::from_millis(ms);
+    }
+    opts
+}
+
 /// Decides one storage group of torch tensors (`sources`: their names in
 /// guards): the exact overlapping indices at the hints and, with `prove`
 /// and symbols, whether the classification holds for all shapes. With
@@ -333,72 +437,59 @@ pub fn decide(
             tensors.len()
         )));
     }
-    let mut seen = Vec::new();
-    let mut storages = Vec::with_capacity(tensors.len());
-    for (i, t) in tensors.iter().enumerate() {
-        check_type(t, i, &mut seen)?;
-        let s = call(py, t, Method::UntypedStorage)
-            .map_err(|e| check_strided(t, i).err().unwrap_or(e))?;
-        if !storages.is_empty() && !s.is(&storages[0]) {
-            return Err(crate::error::different_storages(i));
-        }
-        storages.push(s);
-    }
-    let mut syms = Symbols {
-        docs: BTreeMap::new(),
-        text: PyDict::new(py),
-        hints: None,
+    let opts = ReadOptions {
         hints_only,
         unbacked,
+        sources: true,
     };
-    let mut symbolic = false;
-    let mut specs = Vec::with_capacity(tensors.len());
-    let mut offsets = Vec::with_capacity(tensors.len());
-    for (i, (t, source)) in tensors.iter().zip(&sources).enumerate() {
-        let size = call(py, t, Method::Size).map_err(|e| check_strided(t, i).err().unwrap_or(e))?;
-        let sizes = fields(size, &mut syms, &mut symbolic)?;
-        let strides = fields(call(py, t, Method::Stride)?, &mut syms, &mut symbolic)?;
-        let (offset, s) = syms.field(&call(py, t, Method::StorageOffset)?)?;
-        symbolic |= s;
-        offsets.push(match offset {
-            ExprField::Int(v) => Some(v),
-            ExprField::Text(_) => None,
-        });
-        specs.push(TensorSpec {
-            source: Some(source.clone()),
-            sizes,
-            strides,
-            storage_offset: offset,
-            itemsize: call(py, t, Method::ElementSize)?.extract()?,
-        });
-    }
-    let case = OverlapCase {
-        id: "compute_overlapping_tensors".into(),
-        symbols: syms.docs,
-        assumptions: Vec::new(),
-        tensors: specs,
-        expect: None,
-    };
-    let prove = prove && !case.symbols.is_empty();
+    let read = read_group(py, &tensors, Some(&sources), opts)?;
+    let case = read.case;
     let result = on_large_stack(py, move || {
-        let mut opts = AnalyzerOptions {
-            prove,
-            ..AnalyzerOptions::default()
-        };
-        if !prove {
-            // Values at the hints do not depend on the written form.
-            opts.simplify = None;
-        }
-        if let Some(ms) = time_limit_ms {
-            opts.proof.time_limit = std::time::Duration::from_millis(ms);
-        }
+        let opts = options(&case, prove, time_limit_ms);
         run_overlap_case(&case, &mut Analyzer::new(opts), false)
     })?
     .map_err(input_error)?;
     Ok(PyDecision {
         result,
-        offsets,
-        symbolic,
+        offsets: read.offsets,
+        symbolic: read.symbolic,
         names: sources,
+    })
+}
+
+/// The tensors (views of one storage) that may overlap another for some
+/// allowed shape, ascending, never guarding -- `compute_overlapping_tensors`
+/// for every shape, as Inductor's reinplace pass needs it: exact for
+/// concrete layouts (the short road of `overlapping_tensors`); for symbolic
+/// ones none when they are proved pairwise disjoint for every allowed shape
+/// within `time_limit_ms`, else every tensor (two overlap at the hints, an
+/// allowed shape, or no proof: `Analyzer::disjoint`). Symbols without a hint
+/// (unbacked) are read with their ranges. One call, one reading; symbols'
+/// sources are not read. Raises as `decide`.
+#[pyfunction]
+#[pyo3(signature = (tensors, *, time_limit_ms = None))]
+pub fn overlapping_for_all_shapes(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    time_limit_ms: Option<u64>,
+) -> PyResult<Vec<usize>> {
+    if let Some(concrete) = crate::tensors::overlapping_tensors(py, tensors)? {
+        return Ok(concrete);
+    }
+    let tensors: Vec<Bound<'_, PyAny>> = tensors.try_iter()?.collect::<PyResult<_>>()?;
+    let opts = ReadOptions {
+        hints_only: false,
+        unbacked: true,
+        sources: false,
+    };
+    let case = read_group(py, &tensors, None, opts)?.case;
+    let answer = on_large_stack(py, move || {
+        let opts = options(&case, true, time_limit_ms);
+        run_disjoint_case(&case, &mut Analyzer::new(opts))
+    })?
+    .map_err(input_error)?;
+    Ok(match answer {
+        Disjointness::Proved => Vec::new(),
+        Disjointness::OverlapsAtHints | Disjointness::Unknown => (0..tensors.len()).collect(),
     })
 }

@@ -37,6 +37,7 @@ __all__ = [
     "check_counters",
     "decide",
     "overlap",
+    "overlapping_for_all_shapes",
     "overlapping_tensors",
     "parse",
     "rebuild",
@@ -455,3 +456,10 @@ def decide(
     the proof's wall clock. Raises ``TypeError`` for what is not a strided
     tensor, ``DifferentStoragesError`` / ``UnbackedSymbolError``,
     ``InputError`` for an invalid layout."""
+
+def overlapping_for_all_shapes(tensors: Sequence[Any], *, time_limit_ms: int | None = None) -> list[int]:
+    """The tensors (views of one storage) that may overlap another for some
+    allowed shape, ascending, never guarding: exact for concrete layouts;
+    for symbolic ones none when they are proved pairwise disjoint for every
+    allowed shape within ``time_limit_ms``, else all of them. Unbacked
+    sizes are read with their ranges. Raises as ``decide``."""

@@ -264,6 +264,44 @@ def test_unbacked_sizes_read_with_their_ranges():
     assert len(env.guards) == before
 
 
+def test_native_overlapping_for_all_shapes_is_all_or_none_when_symbolic():
+    """``_native.overlapping_for_all_shapes``, the pass's one native call:
+    exact indices for concrete views; for symbolic ones none when proved
+    disjoint for every allowed shape, else all; bad input is an error (the
+    pass answers "overlap" then); no ShapeEnv guard either way."""
+    from symalias import _native
+
+    env = ShapeEnv()
+    with FakeTensorMode(shape_env=env):
+        buf = torch.empty(16)
+        concrete = [buf[:4], buf[2:6], buf[8:12]]
+    assert _native.overlapping_for_all_shapes(concrete) == [0, 1]
+    from torch._dynamo.source import ConstantSource
+
+    s = env.create_symintnode(env.create_symbol(8, ConstantSource("s")), hint=8)
+    mode = FakeTensorMode(shape_env=env)
+    with mode:
+        base = torch.empty(4 * s)
+        x = base.as_strided((s,), (1,), 0)
+        y = base.as_strided((s,), (1,), s)
+        back = base.as_strided((s,), (1,), s - 1)
+        u = env.create_unbacked_symint()
+        torch._check(u >= 0)
+        after = base.as_strided((u,), (1,), s)
+        inside = base.as_strided((u,), (1,), s - 1)
+        other = torch.empty(4 * s)
+    before = len(env.guards)
+    assert _native.overlapping_for_all_shapes([x, y]) == []
+    assert _native.overlapping_for_all_shapes([x, y, x]) == [0, 1, 2]
+    assert _native.overlapping_for_all_shapes([x, back]) == [0, 1]
+    # An unbacked length: a slice after the block, or starting inside it.
+    assert _native.overlapping_for_all_shapes([x, after], time_limit_ms=2) == []
+    assert _native.overlapping_for_all_shapes([x, inside], time_limit_ms=2) == [0, 1]
+    assert len(env.guards) == before
+    with pytest.raises(ValueError, match=r"tensors\[1\]"):
+        _native.overlapping_for_all_shapes([x, other])
+
+
 def test_footprint_set_is_torch_ordered_set_for_other_items():
     s = _reinplace.FootprintSet[int]([3, None, 3])
     s.add(4)

@@ -97,14 +97,16 @@ def is_symbolic(tensors: Sequence[Any]) -> bool:
 
 
 def _expr(x: Any) -> Any:
-    """An int, or a SymInt's expression as text (read, never compared)."""
-    return str(x.node.expr) if isinstance(x, torch.SymInt) else int(x)
+    """An int, or a SymInt's sympy expression (read, never compared as a
+    SymInt: no guard; not printed: printing costs tens of µs)."""
+    return x.node.expr if isinstance(x, torch.SymInt) else int(x)
 
 
 def layout_key(t: Any) -> tuple[Any, ...]:
     """A view's layout as plain data: sizes, strides and storage offset (a
-    SymInt by its expression) and itemsize -- what fixes the bytes it
-    reaches in its storage."""
+    SymInt by its expression, equal and hashed structurally) and itemsize --
+    what fixes the bytes it reaches in its storage. Keys of one ShapeEnv's
+    tensors compare."""
     return (
         tuple(_expr(x) for x in t.size()),
         tuple(_expr(x) for x in t.stride()),
@@ -119,16 +121,10 @@ def overlapping_for_all_shapes(ts: list[Any], *, time_limit_ms: int | None = Non
     ones all of them as soon as the hints overlap (an allowed shape where
     they do) or the disjointness at the hints is not proved for every
     allowed shape (within ``time_limit_ms``). Unbacked sizes are read with
-    their ranges. Raises what ``_native`` raises (callers answer "overlap")."""
-    concrete = _native.overlapping_tensors(ts)
-    if concrete is not None:
-        return frozenset(concrete)
-    names = [f"t{i}" for i in range(len(ts))]
-    everything = frozenset(range(len(ts)))
-    if _native.decide(ts, names, prove=False, unbacked=True).overlapping:
-        return everything
-    d = _native.decide(ts, names, prove=True, unbacked=True, time_limit_ms=time_limit_ms)
-    return frozenset(d.overlapping) if d.invariant is True else everything
+    their ranges. One native call (``_native.overlapping_for_all_shapes``)
+    reads the layouts once. Raises what ``_native`` raises (callers answer
+    "overlap")."""
+    return frozenset(_native.overlapping_for_all_shapes(ts, time_limit_ms=time_limit_ms))
 
 
 def decide_group(

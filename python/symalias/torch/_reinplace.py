@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any, Callable
 
 from .. import _native
@@ -65,14 +65,14 @@ class _Run(threading.local):
     """The pass run in progress on this thread: its memo of answers (None
     outside a run) and what is left of its proof budget."""
 
-    memo: dict[tuple[Any, ...], frozenset[int]] | None = None
+    memo: dict[Hashable, frozenset[int]] | None = None
     budget: float = PASS_BUDGET_S
 
 
 _local = _Run()
 
 
-def _active() -> dict[tuple[Any, ...], frozenset[int]] | None:
+def _active() -> dict[Hashable, frozenset[int]] | None:
     """The memo of the pass run in progress on this thread, or None."""
     return _local.memo
 
@@ -92,7 +92,7 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     memo = _active()
     keys = _layouts(ts) if len(ts) == 2 else None
     # A pair's answer is both or neither: one entry for either order.
-    key: tuple[Any, ...] = tuple(sorted(keys, key=repr)) if keys else tuple(id(t) for t in ts)
+    key: Hashable = frozenset(keys) if keys else tuple(id(t) for t in ts)
     if memo is not None and key in memo:
         return set(memo[key])
     t0 = time.perf_counter()
