@@ -48,7 +48,8 @@ pub enum Disjointness {
     Proved,
     /// Some two members overlap at the hints (exact): at an allowed shape.
     OverlapsAtHints,
-    /// Disjoint at the hints, not proved for every allowed shape (in time).
+    /// Not settled: disjoint at the hints but not proved for every allowed
+    /// shape (in time), or a pair past the exact search's budget.
     Unknown,
 }
 
