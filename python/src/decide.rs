@@ -54,6 +54,22 @@ fn bound(v: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
     Ok(None)
 }
 
+/// The first run-time source of symbol `s` in the ShapeEnv, by its name.
+fn source_of(shape_env: &Bound<'_, PyAny>, s: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let py = s.py();
+    let sources = shape_env
+        .getattr(intern!(py, "var_to_sources"))?
+        .call_method1(intern!(py, "get"), (s,))?;
+    if sources.is_none() || sources.len()? == 0 {
+        return Ok(None);
+    }
+    let mut n = sources.get_item(0)?.getattr(intern!(py, "name"))?;
+    if n.is_callable() {
+        n = n.call0()?;
+    }
+    Ok(Some(n.extract()?))
+}
+
 impl<'py> Symbols<'py> {
     /// The ShapeEnv's hint table (`backed_var_to_val`; torch 2.15's
     /// `var_to_val` is a deprecated alias of it), read once.
@@ -84,19 +100,8 @@ impl<'py> Symbols<'py> {
             Err(_) if self.unbacked && doc.min.or(doc.max).is_some() => doc.min.or(doc.max),
             Err(_) => return Err(crate::error::unbacked(&[name])),
         };
-        let sources = if self.sources {
-            shape_env
-                .getattr(intern!(py, "var_to_sources"))?
-                .call_method1(intern!(py, "get"), (s,))?
-        } else {
-            py.None().into_bound(py)
-        };
-        if !sources.is_none() && sources.len()? > 0 {
-            let mut n = sources.get_item(0)?.getattr(intern!(py, "name"))?;
-            if n.is_callable() {
-                n = n.call0()?;
-            }
-            doc.source = Some(n.extract()?);
+        if self.sources {
+            doc.source = source_of(shape_env, s)?;
         }
         self.docs.insert(name, doc);
         Ok(())
@@ -473,10 +478,12 @@ pub fn overlapping_for_all_shapes(
     tensors: &Bound<'_, PyAny>,
     time_limit_ms: Option<u64>,
 ) -> PyResult<Vec<usize>> {
-    if let Some(concrete) = crate::tensors::overlapping_tensors(py, tensors)? {
+    // Collected once: an iterator is read by both roads.
+    let tensors: Vec<Bound<'_, PyAny>> = tensors.try_iter()?.collect::<PyResult<_>>()?;
+    let seq = PyTuple::new(py, &tensors)?;
+    if let Some(concrete) = crate::tensors::overlapping_tensors(py, seq.as_any())? {
         return Ok(concrete);
     }
-    let tensors: Vec<Bound<'_, PyAny>> = tensors.try_iter()?.collect::<PyResult<_>>()?;
     let opts = ReadOptions {
         hints_only: false,
         unbacked: true,

@@ -294,6 +294,8 @@ def test_native_overlapping_for_all_shapes_is_all_or_none_when_symbolic():
     assert _native.overlapping_for_all_shapes([x, y]) == []
     assert _native.overlapping_for_all_shapes([x, y, x]) == [0, 1, 2]
     assert _native.overlapping_for_all_shapes([x, back]) == [0, 1]
+    # An iterator is read once, whichever road answers.
+    assert _native.overlapping_for_all_shapes(iter([x, back])) == [0, 1]
     # An unbacked length: a slice after the block, or starting inside it.
     assert _native.overlapping_for_all_shapes([x, after], time_limit_ms=2) == []
     assert _native.overlapping_for_all_shapes([x, inside], time_limit_ms=2) == [0, 1]

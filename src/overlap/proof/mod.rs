@@ -30,7 +30,6 @@ mod split;
 mod witness;
 
 pub(crate) use cases::prove_case;
-// `disjoint_by_extents` is defined below.
 pub use internal::{prove_internal, InternalProof};
 use witness::HintWitness;
 
@@ -250,6 +249,14 @@ fn positive(
     expanded != gap && env.interval(pool, expanded).lo.is_some_and(|l| l >= 1)
 }
 
+/// Whether a size of `t` is at most 0 at every assignment inside the
+/// ranges: the view is empty and meets nothing.
+fn empty_for_all_shapes(pool: &ExprPool, env: &Env, t: &Layout) -> bool {
+    t.sizes
+        .iter()
+        .any(|&n| env.interval(pool, n).hi.is_some_and(|h| h <= 0))
+}
+
 /// Most views [`disjoint_by_extents`] takes (its pairs are all asked).
 pub(crate) const EXTENT_VIEWS_MAX: usize = 16;
 
@@ -274,11 +281,7 @@ pub(crate) fn disjoint_by_extents(pool: &mut ExprPool, env: &Env, layouts: &[Lay
         .collect();
     let empty: Vec<bool> = layouts
         .iter()
-        .map(|t| {
-            t.sizes
-                .iter()
-                .any(|&n| env.interval(pool, n).hi.is_some_and(|h| h <= 0))
-        })
+        .map(|t| empty_for_all_shapes(pool, env, t))
         .collect();
     for a in 0..layouts.len() {
         for b in a + 1..layouts.len() {
@@ -800,14 +803,11 @@ impl Prover<'_, '_> {
             }
         }
         // A view that is empty for all shapes meets nothing.
-        for t in [a, b] {
-            if self.tensors[t]
-                .sizes
-                .iter()
-                .any(|&n| self.env.interval(self.pool, n).hi.is_some_and(|h| h <= 0))
-            {
-                return Proof::Proved;
-            }
+        if [a, b]
+            .iter()
+            .any(|&t| empty_for_all_shapes(self.pool, self.env, &self.tensors[t]))
+        {
+            return Proof::Proved;
         }
         if !self.time_left() {
             return Proof::Unknown;
