@@ -1,5 +1,5 @@
 """The package's side of reading torch tensors: the argument check of
-``compute_overlapping_tensors``, a storage's identity, and the errors the
+``compute_overlapping_tensors`` and the errors the
 native readers raise (defined in Rust, ``symalias._native``). Layouts,
 SymInts and the ShapeEnv's tables are read in Rust (``_native.decide``):
 one reader, which never compares a SymInt (that would add a guard)."""
@@ -10,12 +10,7 @@ from typing import Any
 
 from ._native import DifferentStoragesError, UnbackedSymbolError
 
-__all__ = ["DifferentStoragesError", "UnbackedSymbolError", "check_sequence", "storage_key"]
-
-
-def storage_key(t: Any) -> int:
-    """Identity of a tensor's storage (its StorageImpl)."""
-    return int(t.untyped_storage()._cdata)
+__all__ = ["DifferentStoragesError", "UnbackedSymbolError", "check_sequence"]
 
 
 def check_sequence(tensors: Any) -> list[Any]:

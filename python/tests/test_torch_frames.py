@@ -221,6 +221,35 @@ def test_recompile_reason_reads_as_torchs(fresh_torch, fn, first, second):
     assert ours == stock
 
 
+def mutate_three(a, b, c):
+    a.mul_(2)
+    b.add_(1)
+    c.add_(1)
+    return a + b
+
+
+def test_recompile_reason_of_a_frame_with_several_facts(fresh_torch):
+    """A frame whose check holds several facts (a storage group's partition
+    and the cross-storage fact) gives, as its recompile reason, the words of
+    the fact that failed -- evaluated by torch in the guard manager's scope,
+    where ``wrap_compile_check_fn`` put ``_guards.why``."""
+    from symalias.torch import _state
+
+    st.install()
+    reasons: list[str] = []
+    compiled = torch._dynamo.optimize(
+        "aot_eager", dynamic=True, guard_fail_fn=lambda failure: reasons.append(failure.reason)
+    )(mutate_three)
+    for i, j in ((0, 3), (0, 1)):
+        m, c = torch.arange(24.0).view(6, 4), torch.zeros(3)
+        m_e, c_e = m.clone(), c.clone()
+        want = mutate_three(m_e[i : i + 2], m_e[j : j + 2], c_e)
+        assert torch.equal(compiled(m[i : i + 2], m[j : j + 2], c), want) and torch.equal(m, m_e)
+        if i == j - 3:
+            assert len(_state.frame_words) >= 1, "the first frame's check has one fact only"
+    assert reasons == ["0/0: check_overlapping(overlapping=[], non_overlapping=[a, b])"]
+
+
 # ---- a mutated input that overlaps itself (issue 22) -------------------------
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import pathlib
 import re
 
 import pytest
@@ -128,8 +129,9 @@ def test_the_names_read_are_the_names_checked():
 
     def code(p):
         t = p.read_text()
-        if p.name == "_torch.py":  # its code, not its lists of names
-            t = t[: t.index("HOOKS = [")] + t[t.index("def resolve(") :]
+        if p.name == "_torch.py":  # its code, not its list of names read
+            start = t.index("READS: list[")
+            t = t[:start] + t[t.index("\n]\n", start) :]
         return t
 
     text = "\n".join(code(p) for p in readers)
@@ -145,3 +147,97 @@ def test_installed_torch_passes():
         assert st.installed()
     finally:
         st.uninstall()
+
+
+def test_every_hook_point_has_its_wrapper():
+    """``_hooks.WRAPPERS`` pairs each hook point of ``_torch.HOOKS`` with the
+    function that wraps it (a function, not a name resolved later)."""
+    from symalias.torch import _hooks
+
+    assert list(_hooks.WRAPPERS) == _torch.HOOKS
+    assert all(callable(w) for w in _hooks.WRAPPERS.values())
+
+
+PACKAGE = pathlib.Path(__file__).parents[1] / "symalias"
+
+
+def _own_names() -> set[str]:
+    """Every name symalias's own Python defines: functions, classes,
+    attributes it assigns, module names and imports, and ``_native``'s."""
+    import ast
+
+    own: set[str] = set()
+    for path in [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")]:
+        for n in ast.walk(ast.parse(path.read_text())):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own.add(n.name)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+                own.add(n.attr)
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                own.add(n.id)
+            elif isinstance(n, ast.alias):
+                own.add((n.asname or n.name).split(".")[0])
+    own.update(p.stem for p in PACKAGE.rglob("*.py"))
+    return own
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_torch_reads(source: str, own: set[str]) -> list[str]:
+    """The reads of torch internals in ``source`` (a module's text): an
+    import of a private torch module, an attribute chain from ``torch``
+    through a private name, a private attribute (``._cdata``, ``._base``)
+    that symalias does not define itself, or a ``getattr`` of one."""
+    import ast
+
+    found = []
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            mods = [n.module or ""] if isinstance(n, ast.ImportFrom) else [a.name for a in n.names]
+            found += [f"import {m}" for m in mods if m.startswith("torch") and any(map(_private, m.split(".")))]
+        elif isinstance(n, ast.Attribute) and _private(n.attr) and n.attr not in own:
+            found.append(ast.unparse(n))
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "torch":
+            if _private(n.attr):
+                found.append(ast.unparse(n))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr"):
+            name = n.args[1].value if len(n.args) > 1 and isinstance(n.args[1], ast.Constant) else None
+            if isinstance(name, str) and _private(name) and name not in own:
+                found.append(ast.unparse(n))
+    return found
+
+
+def test_torch_internals_are_read_through_the_gateway_only():
+    """One gateway to torch (polars' ``dependencies.py``): no module of the
+    package but ``_torch`` reads a private torch module, class, function or
+    attribute; they call ``_torch``'s functions, each checked at install()."""
+    own = _own_names()
+    found = {
+        str(p.relative_to(PACKAGE)): reads
+        for p in PACKAGE.rglob("*.py")
+        if p.name != "_torch.py" and (reads := private_torch_reads(p.read_text(), own))
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "key = int(t.untyped_storage()._cdata)",
+        "b = t._base",
+        "tc = torch._guards.TracingContext.try_get()",
+        "import torch._inductor.config",
+        "from torch._dynamo.source import AttrSource",
+        "from torch.utils._python_dispatch import is_traceable_wrapper_subclass",
+        "name = gm._get_name()",
+        "b = getattr(t, '_base', None)",
+    ],
+)
+def test_the_gateway_scan_finds_a_private_read_added_elsewhere(line):
+    """The scan above fails on each kind of private read a module could
+    add, and passes what symalias defines itself (``Compile._held``)."""
+    own = _own_names()
+    assert private_torch_reads(line, own) != []
+    assert private_torch_reads("c._held.close()\nfrom . import _state\nx = _state.lock", own) == []

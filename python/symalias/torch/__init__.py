@@ -49,7 +49,8 @@ from __future__ import annotations
 
 from ._explain import Explanation, explain
 from ._hooks import enabled, install, installed, uninstall
-from ._state import GroupReport, HookError, Stats, stats
+from ._state import GroupReport, Stats, stats
+from ._torch import HookError
 
 __all__ = [
     "Explanation",

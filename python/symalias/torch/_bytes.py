@@ -68,7 +68,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import _state
+from . import _state, _torch
 from ._decision import by_storage, decide_group, source_list
 from ._state import EagerFallback
 
@@ -76,7 +76,7 @@ from ._state import EagerFallback
 def _dtypes(t: Any) -> tuple[Any, ...]:
     """The dtypes torch's same-dtype test looks at: the tensor's and its
     autograd base's."""
-    b = t._base
+    b = _torch.autograd_base(t)
     return (t.dtype,) if b is None else (t.dtype, b.dtype)
 
 
@@ -103,11 +103,11 @@ def _torch_base(group: list[Any]) -> Any:
     """torch's synthetic base for a one-dtype group: the members' common
     autograd base, or a tensor over the storage in the first member's dtype."""
 
-    bases = [t._base for t in group if t._base is not None]
+    bases = [_torch.autograd_base(t) for t in group if _torch.autograd_base(t) is not None]
     if not bases:
         return whole_storage(group[0])
     base = bases[0]
-    if any(b is not base for b in bases) or any(t._base is None and t is not base for t in group):
+    if any(b is not base for b in bases) or any(_torch.autograd_base(t) is None and t is not base for t in group):
         raise EagerFallback("aliased mutated inputs with different autograd bases", dtypes=False)
     return base
 
@@ -122,7 +122,7 @@ def whole_storage(t: Any) -> Any:
 def _extent(t: Any) -> tuple[Any, Any]:
     """The bytes ``[first, end)`` that a non-empty ``t`` spans."""
     k = t.element_size()
-    end = torch._prims_common.compute_required_storage_length(t.size(), t.stride(), t.storage_offset())
+    end = _torch.required_storage_length(t)
     return t.storage_offset() * k, end * k
 
 
@@ -253,7 +253,7 @@ def byte_merge(
 
 def _descriptors() -> Any:
     """AOTAutograd's input descriptors."""
-    return torch._functorch._aot_autograd.descriptors
+    return _torch.aot_descriptors()
 
 
 def _group_base(
@@ -265,7 +265,7 @@ def _group_base(
     members = [fwd_inputs[i] for i in g]
     synthetic = _descriptors().SyntheticBaseAOTInput(descs[g[0]])
     if not mixed:
-        has_base = [i for i in g if fwd_inputs[i]._base is not None]
+        has_base = [i for i in g if _torch.autograd_base(fwd_inputs[i]) is not None]
         desc = _descriptors().ViewBaseAOTInput(descs[has_base[0]]) if has_base else synthetic
         return _torch_base(members), desc, None
     for i in g:
@@ -299,7 +299,7 @@ def grad_base(fwd_inputs: list[Any], group: list[int], info: list[Any]) -> Any:
     the autograd base would), or a member that is not a whole number of
     the base's elements (misaligned)."""
     grad = [i for i in group if fwd_inputs[i].requires_grad]
-    roots = [fwd_inputs[i] if fwd_inputs[i]._base is None else fwd_inputs[i]._base for i in grad]
+    roots = [_torch.autograd_root(fwd_inputs[i]) for i in grad]
     base = roots[0]
     if any(r is not base for r in roots):
         raise EagerFallback(f"inputs {grad} require grad over different autograd bases in one storage", dtypes=True)
@@ -427,7 +427,7 @@ def _ordering_pass() -> Any:
     """:func:`clone_dtype_view_inputs` as an inductor ``CustomGraphPass``
     (its ``uuid`` keys inductor's FX graph cache), made once."""
 
-    class CloneDtypeViewInputs(torch._inductor.custom_graph_pass.CustomGraphPass):
+    class CloneDtypeViewInputs(_torch.custom_graph_pass()):  # type: ignore[misc]
         def __call__(self, graph: Any) -> None:
             clone_dtype_view_inputs(graph)
 
@@ -441,12 +441,11 @@ def hold_ordering_pass(c: _state.Compile) -> None:
     """Runs :func:`clone_dtype_view_inputs` after the user's own post-grad
     passes for the rest of compile ``c`` (a frame with a byte-level base)."""
 
-    cfg = torch._inductor.config
     ours = _ordering_pass()
-    theirs = cfg.post_grad_custom_post_pass
+    theirs = _torch.post_grad_passes()
     listed = list(theirs) if isinstance(theirs, (list, tuple)) else ([theirs] if theirs else [])
     if ours not in listed:  # (a nested compile holds it already)
-        _state.hold(c, cfg.patch(post_grad_custom_post_pass=[*listed, ours]))
+        _state.hold(c, _torch.patch_post_grad_passes([*listed, ours]))
 
 
 def regenerate_member(base: Any, member: Any, requires_grad: bool) -> Any:
@@ -515,7 +514,7 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
         c = _state.current()
         if c is None or not self.needs_post_compile:
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
-        kinds = torch._functorch._aot_autograd.schemas.OutputType
+        kinds = _torch.output_types()
         views = (kinds.alias_of_input, kinds.is_input)
         meta = kwargs["runtime_metadata"]
         for k, out in enumerate(meta.output_info):
@@ -592,9 +591,9 @@ def _runtime_wrapper(
                 continue
             if b in units:  # the autograd base of the members that require grad
                 grad = next(args[i] for i in group if args[i].requires_grad)
-                bases.append(grad if grad._base is None else grad._base)
+                bases.append(_torch.autograd_root(grad))
                 continue
-            autograd = next((args[i]._base for i in group if args[i]._base is not None), None)
+            autograd = next((b for i in group if (b := _torch.autograd_base(args[i])) is not None), None)
             bases.append(whole_storage(lead) if autograd is None else autograd)
         inputs_meta = [args[i] for i in meta_mutated]
         new_args = bases + [args[i] for i in others]

@@ -37,7 +37,7 @@ from typing import Any, Callable
 import torch
 
 from .. import __version__, _native
-from . import _state
+from . import _state, _torch
 from ._decision import (
     by_storage,
     cross_storage_guard,
@@ -96,7 +96,7 @@ def fingerprint(args: Sequence[Any]) -> str | None:
                 parts.append([labels, f"undecided: {type(e).__name__}"])
                 continue
             if result.pairs_left_out:
-                raise torch._functorch._aot_autograd.autograd_cache.BypassAOTAutogradCache(
+                raise _torch.bypass_cache(
                     f"symalias: a storage group of {len(sub)} inputs has more pairs than it lists"
                 )
             pairs = sorted([labels[q.a], labels[q.b], q.overlap] for q in result.pairs)
@@ -228,7 +228,7 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
     mutated storage group decided again, with its guards, and the
     cross-storage guard."""
 
-    tc = torch._guards.TracingContext.try_get()
+    tc = _torch.tracing_context()
     mutated = recipe.mutated
     if tc is None or mutated is None or len(mutated) != len(args):
         return

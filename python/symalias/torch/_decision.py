@@ -17,8 +17,7 @@ from typing import Any
 import torch
 
 from .. import _native
-from .._tensors import storage_key
-from . import _state
+from . import _state, _torch
 from ._guards import (
     CrossStorageFact,
     NoSelfOverlapFact,
@@ -63,7 +62,7 @@ def by_storage(tensors: Sequence[Any]) -> list[list[int]]:
     appearance: every storage, with one tensor or more."""
     out: dict[int, list[int]] = {}
     for i, t in enumerate(tensors):
-        out.setdefault(storage_key(t), []).append(i)
+        out.setdefault(_torch.storage_id(t), []).append(i)
     return list(out.values())
 
 
@@ -74,7 +73,7 @@ def storage_groups(args: Sequence[Any]) -> list[list[int]]:
     groups: list[list[int]] = []
     at: dict[int, int] = {}  # storage -> index in groups
     for p in tensor_positions(args):
-        keys = {storage_key(x) for x in inner_tensors(args[p])}
+        keys = {_torch.storage_id(x) for x in inner_tensors(args[p])}
         hit = sorted({at[k] for k in keys if k in at})
         if not hit:
             g = len(groups)
@@ -142,7 +141,7 @@ def decide_group(
     merge makes a byte-level base (``_bytes``), which bakes in nothing of
     the members' autograd base or storage. A group with traceable wrapper
     subclasses is decided on their inner tensors (``decide_wrappers``)."""
-    if any(torch.utils._python_dispatch.is_traceable_wrapper_subclass(t) for t in tensors):
+    if any(_torch.is_wrapper_subclass(t) for t in tensors):
         return decide_wrappers(tensors, sources, labels, from_cache=from_cache)
     start = time.perf_counter()
     names = [source_name(s) for s in sources] if sources else labels
@@ -176,7 +175,7 @@ def decide_group(
     base = base_signature(tensors[0]) if merged and not symbolic and not byte_base else None
     pin = PinFact(names, pins, base)
     words = partition.describe() + pin.describe()
-    tc = torch._guards.TracingContext.try_get()
+    tc = _torch.tracing_context()
     if tc is not None and sources is not None:
         # The partition first: when both fail, torch's wording is the reason.
         if partition.needed():
@@ -224,7 +223,7 @@ def cross_storage_guard(tc: Any, sources: list[Any], tensors: list[Any], mutated
     if tc is None or len(tensors) < 2 or not any(mutated):
         return
     group_of: dict[int, int] = {}
-    groups = [group_of.setdefault(storage_key(t), len(group_of)) for t in tensors]
+    groups = [group_of.setdefault(_torch.storage_id(t), len(group_of)) for t in tensors]
     if len(group_of) < 2:
         return
     install_fact(tc, sources, CrossStorageFact(groups, mutated))
@@ -268,7 +267,7 @@ def inner_members(t: Any) -> list[tuple[list[str], Any]]:
     (DTensor, TwoTensor) its inner tensors, recursively, as its
     ``__tensor_flatten__`` names them -- the names whose values are tensors
     (torch 2.15 names opaque members too: DTensor's ``device_mesh``)."""
-    if not torch.utils._python_dispatch.is_traceable_wrapper_subclass(t):
+    if not _torch.is_wrapper_subclass(t):
         return [([], t)]
     attrs, _ = t.__tensor_flatten__()
     out = []
@@ -298,7 +297,7 @@ def decide_wrappers(
         for path, x in inner_members(t):
             src = sources[k] if sources is not None else None
             for a in path:
-                src = torch._dynamo.source.AttrSource(src, a) if src is not None else None
+                src = _torch.attr_source(src, a) if src is not None else None
             inner.append((k, x, src, ".".join([labels[k], *path])))
     over: set[int] = set()
     for g in by_storage([x for _, x, _, _ in inner]):

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import torch
 
+from . import _torch
 from ._hooks import enabled
 from ._state import GroupReport, stats
 
@@ -74,7 +75,7 @@ def explain(
     with enabled():
         before = len(stats.reports)
         reasons = len(stats.fallback_reasons)
-        torch._dynamo.reset()
+        _torch.reset_dynamo()
         torch.compile(fn, backend=backend, dynamic=dynamic)(*args, **kwargs)
         return Explanation(
             groups=list(stats.reports[before:]),

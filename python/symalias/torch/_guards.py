@@ -46,8 +46,6 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, Callable
 
-import torch
-
 from .. import _native
 from . import _state, _torch
 
@@ -61,6 +59,12 @@ def source_name(source: Any) -> str:
     return str(n() if callable(n) else n)
 
 
+#: The name ``why`` has where torch evaluates a failed guard's words for its
+#: recompile reason (the guard manager's closure variables, to which
+#: ``wrap_compile_check_fn`` adds it).
+WHY = "___symalias_why"
+
+
 def why(frame: int, k: int, locals: Any, *tensors: Any) -> Any:
     """Fact ``k`` of frame check ``frame`` on the frame's values: True when
     it holds, else its words (torch evaluates this as a recompile reason)."""
@@ -72,7 +76,7 @@ def why(frame: int, k: int, locals: Any, *tensors: Any) -> Any:
 
 
 @dataclasses.dataclass(frozen=True)
-class FrameFacts(torch._guards.GuardEnvExpr):
+class FrameFacts(_torch.guard_env_expr()):  # type: ignore[misc]
     """Every symalias fact of one compiled frame, as an AOTAutograd guard:
     the sources of the tensors they name, each fact's native check (it
     pickles with a saved artifact), and each fact's words (its recompile
@@ -117,10 +121,7 @@ class FrameFacts(torch._guards.GuardEnvExpr):
         else:
             frame = next(_state.counter)
             _state.frame_words[frame] = (weakref.ref(check, lambda _: _state.frame_words.pop(frame, None)), words)
-            verbose = [
-                f"__import__('symalias.torch._guards', fromlist=['why']).why({frame}, {k}, {args})"
-                for k in range(len(words))
-            ]
+            verbose = [f"{WHY}({frame}, {k}, {args})" for k in range(len(words))]
         fn_name = f"___symalias_check_{next(_state.counter)}"
         builder.add_python_lambda_leaf_guard_to_root([f"{fn_name}({args})"], verbose, closure_vars={fn_name: check})
 
@@ -214,9 +215,12 @@ def wrap_compile_check_fn(orig: Callable[..., Any]) -> Callable[..., Any]:
         try:
             for g in ours:
                 g.install(builder, kept)
-            return orig(self, builder, guards_out, guard_fail_fn, *args, **kwargs)
+            out = orig(self, builder, guards_out, guard_fail_fn, *args, **kwargs)
         finally:
             guards[:] = saved
+        if ours:
+            _torch.add_reason_function(self, WHY, why)
+        return out
 
     compile_check_fn.__wrapped__ = orig  # type: ignore[attr-defined]
     return compile_check_fn
@@ -281,7 +285,7 @@ def install_fact(tc: Any, sources: Sequence[Any], fact: Any) -> None:
 def base_signature(t: Any) -> dict[str, Any]:
     """What a static synthetic base bakes in, as ``PinCheck``'s keywords: the
     autograd base's layout, or the storage's size when there is none."""
-    b = t._base
+    b = _torch.autograd_base(t)
     if b is not None:
         return {
             "base_sizes": list(b.shape),

@@ -6,12 +6,11 @@ what moved, never a half-installed symalias."""
 from __future__ import annotations
 
 import contextlib
-import importlib
 import inspect
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from . import _bytes, _cache, _decision, _guards, _hop, _merge, _reinplace, _torch  # noqa: F401 (the wrappers' modules)
+from . import _bytes, _cache, _decision, _guards, _hop, _merge, _reinplace, _torch
 from ._state import lock, reset_stats, saved_hooks
 
 
@@ -20,13 +19,32 @@ def replace_decision(_orig: Callable[..., Any]) -> Callable[..., Any]:
     return _decision.compute_overlapping_inputs
 
 
-def _wrapper(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The wrapper a ``Hook`` names (``module.function`` of this package)."""
-    module, fn = name.split(".")
-    wrap: Callable[[Callable[..., Any]], Callable[..., Any]] = getattr(
-        importlib.import_module(f"{__package__}.{module}"), fn
-    )
-    return wrap
+Wrapper = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+#: What replaces each hook point: given torch's function, its replacement
+#: (``_torch.HOOKS``; a test holds the two equal).
+WRAPPERS: dict[_torch.Hook, Wrapper] = {
+    _torch.DECISION: replace_decision,
+    _torch.MERGE: _merge.wrap_merge_view_inputs,
+    _torch.ALIAS_OF_INPUT: _merge.wrap_alias_of_input,
+    _torch.GEN_ALIAS: _bytes.wrap_gen_alias_from_base,
+    _torch.SYNTHETIC_META: _bytes.wrap_synthetic_base_metadata,
+    _torch.SYNTHETIC_POST: _bytes.wrap_post_compile,
+    _torch.USER_COMPILER: _merge.wrap_call_user_compiler,
+    _torch.CHECK_FN: _guards.wrap_compile_check_fn,
+    _torch.LOAD_GUARDS: _guards.wrap_load_guard_manager,
+    _torch.CACHE_KEY: _cache.wrap_key,
+    _torch.CACHE_TRY_LOAD: _cache.wrap_try_load,
+    _torch.CACHE_LOOKUP: _cache.wrap_lookup,
+    _torch.CACHE_SAVE: _cache.wrap_save,
+    _torch.HOP_STORAGES: _hop.wrap_subgraph_storages,
+    _torch.HOP_PARENTS: _hop.wrap_parent_indices,
+    _torch.FX_GRAPH_HASH: _cache.wrap_fx_graph_hash,
+    _torch.REINPLACE_CORE: _reinplace.wrap_core,
+    _torch.REINPLACE_STORAGE: _reinplace.wrap_get_node_storage,
+    _torch.REINPLACE_SET: _reinplace.wrap_ordered_set,
+    _torch.REINPLACE_OVERLAP: _reinplace.wrap_compute_overlapping,
+}
 
 
 def installed() -> bool:
@@ -47,7 +65,7 @@ def install() -> None:
             raw = inspect.getattr_static(owner, h.attr)
             saved_hooks[f"{h.owner}.{h.attr}"] = raw
             fn = raw.__func__ if h.static else getattr(owner, h.attr)
-            new = _wrapper(h.wrap)(fn)
+            new = WRAPPERS[h](fn)
             setattr(owner, h.attr, staticmethod(new) if h.static else new)
 
 

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import torch
 
-from .._tensors import storage_key
+from . import _torch
 from ._decision import overlapping_for_all_shapes
 from ._state import lock, stats
 
@@ -75,11 +75,11 @@ def conflict(inputs: Sequence[Any], mutated: Sequence[Any]) -> tuple[int, Any] |
         if not isinstance(v, torch.Tensor):
             continue
         try:
-            key = storage_key(v)
+            key = _torch.storage_id(v)
         except Exception:
             continue
         for m in mutated:
-            if m is v or storage_key(m) != key:
+            if m is v or _torch.storage_id(m) != key:
                 continue
             if _overlap(v, m):
                 return i, v
@@ -118,7 +118,7 @@ def wrap_parent_indices(orig: Callable[..., Any]) -> Callable[..., Any]:
             if hit is not None:
                 with lock:
                     stats.hop_refusals += 1
-                torch._dynamo.exc.unimplemented(
+                _torch.graph_break(
                     gb_type="Encountered aliasing during higher order op tracing",
                     context=f"input {hit[0]} overlaps a tensor the subgraph mutates (symalias)",
                     explanation="Higher order ops do not support aliasing. Found an input that "

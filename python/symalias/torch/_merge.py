@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import _bytes, _state
+from . import _bytes, _state, _torch
 from ._decision import (
     cross_storage_guard,
     self_overlap_guard,
@@ -86,7 +86,7 @@ def _mutation_guards(
     sources = source_list(aot_config, positions)
     if sources is None:
         return
-    tc = torch._guards.TracingContext.try_get()
+    tc = _torch.tracing_context()
     cross_storage_guard(tc, sources, [fwd_inputs[i] for i in idx], [mutated[i] for i in idx])
     slot = {i: k for k, i in enumerate(idx)}
     self_overlap_guard(tc, [sources[slot[i]] for i in guarded], guarded)
@@ -169,8 +169,7 @@ def wrap_alias_of_input(orig: Callable[..., Any]) -> Callable[..., Any]:
 def _fallback(e: BaseException, c: _state.Compile) -> EagerFallback | None:
     """The eager fallback an exception from the backend calls for, if any."""
 
-    failed = isinstance(e, torch._dynamo.exc.BackendCompilerFailed)
-    inner: BaseException | None = e.inner_exception if isinstance(e, torch._dynamo.exc.BackendCompilerFailed) else None
+    failed, inner = _torch.backend_failure(e)
     for x in (e, inner):
         if isinstance(x, EagerFallback):
             return x
@@ -189,7 +188,7 @@ def _install(c: _state.Compile, torch: Any) -> None:
         stats.frames_compiled += 1
         _state.lifetime.frames_compiled += 1
     if c.guards is not None:
-        c.guards.install(torch._guards.TracingContext.try_get())
+        c.guards.install(_torch.tracing_context())
         c.guards = None
 
 
@@ -211,7 +210,7 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
                 stats.fallback_reasons.append(fb.reason)
             log.warning(
                 "symalias: running frame %s eagerly: %s",
-                gm._get_name(),
+                _torch.graph_name(gm),
                 fb.reason,
             )
             _install(c, torch)

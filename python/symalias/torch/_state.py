@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-
 from .. import OverlapResult, _native
+from . import _torch
 
 log = logging.getLogger("symalias.torch")
 
@@ -26,10 +25,6 @@ RECIPE_VERSION = 2
 #: Version of symalias's answer in Inductor's reinplace pass, in every
 #: cache key made while installed; bump when that answer changes.
 REINPLACE_VERSION = 1
-
-
-class HookError(RuntimeError):
-    """A torch hook point symalias needs is missing or changed shape."""
 
 
 class EagerFallback(Exception):
@@ -313,6 +308,5 @@ def hold_view_replay_off(c: Compile) -> None:
     replay is what keeps eager's strides."""
 
     if c.saved_view_replay is None:
-        cfg = torch._functorch.config
-        c.saved_view_replay = bool(cfg.view_replay_for_aliased_outputs)
-        hold(c, cfg.patch(view_replay_for_aliased_outputs=False))
+        c.saved_view_replay = _torch.view_replay()
+        hold(c, _torch.patch_view_replay(False))

@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import torch
@@ -46,23 +47,25 @@ import torch._inductor.config
 import torch._prims_common
 import torch.utils._python_dispatch
 
-from ._state import HookError
-
-__all__ = ["HOOKS", "READS", "Hook", "check", "path", "resolve"]
+__all__ = ["HOOKS", "READS", "Hook", "HookError", "check", "path", "resolve"]
 
 
-@dataclasses.dataclass(frozen=True)
+class HookError(RuntimeError):
+    """A torch hook point symalias needs is missing or changed shape."""
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class Hook:
     """One replaced attribute: where (``owner``, a dotted path), which
-    parameters it must start with, what replaces it (``wrap``: the
-    ``module.function`` of ``symalias.torch`` that, given torch's function,
-    returns its replacement), whether it is a static method."""
+    parameters it must start with, whether it is a static method. What
+    replaces it is ``_hooks.WRAPPERS[hook]`` (a function of
+    ``symalias.torch`` that, given torch's function, returns its
+    replacement); a hook is its own key (compared by identity)."""
 
     owner: str
     attr: str
     #: None: a builtin or a class, whose signature is not compared.
-    params: list[str] | None
-    wrap: str
+    params: tuple[str, ...] | None
     static: bool = False
 
 
@@ -71,108 +74,73 @@ AC = "torch._functorch._aot_autograd.autograd_cache"
 SC = "torch._functorch._aot_autograd.schemas"
 SRC = "torch._dynamo.source"
 RP = "torch._inductor.fx_passes.reinplace"
+HOP = "torch._dynamo.variables.higher_order_ops"
 
+# H1: the decision.
+DECISION = Hook(RW, "compute_overlapping_inputs", ("aot_config", "fwd_inputs", "aliased_input_indices"))
+# H3, H4, the recipe, view replay: around the synthetic-base step.
+MERGE = Hook(RW, "merge_view_inputs", ("aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"))
+# Outputs viewing inputs that were not merged keep the user's view replay.
+ALIAS_OF_INPUT = Hook(f"{RW}.AliasOfInputHandler", "__init__", ("self", "info", "runtime_metadata", "trace_joint"))
+# Byte-level synthetic bases (views of different dtypes): regeneration
+# of the members, and the run-time wrapper.
+GEN_ALIAS = Hook(RW, "gen_alias_from_base", ("aliased_base_tensor", "target_meta_tensor", "target_requires_grad"))
+SYNTHETIC_META = Hook(RW, "create_synthetic_base_metadata", ("m", "synthetic_base_info", "outer_args"))
+SYNTHETIC_POST = Hook(f"{RW}.AOTSyntheticBaseWrapper", "post_compile", ("self", "compiled_fn", "aot_config"))
+# The compile record and the eager fallback.
+USER_COMPILER = Hook("torch._dynamo.output_graph.OutputGraph", "call_user_compiler", ("self", "gm", "example_inputs"))
+# symalias's checks, installed beside torch's own AOTAutograd guards
+# (after any guard filter), also for a loaded artifact.
+CHECK_FN = Hook(
+    "torch._dynamo.guards.CheckFunctionManager", "compile_check_fn", ("self", "builder", "guards_out", "guard_fail_fn")
+)
+# A saved artifact made without symalias never passes its guards.
+LOAD_GUARDS = Hook(
+    "torch._dynamo.package", "load_guard_manager", ("guards_state", "target_code", "runtime_global_scope")
+)
+# AOTAutograd's cache: key, hit, entry.
+CACHE_KEY = Hook(AC, "autograd_cache_key", ("mod", "example_inputs", "config"))
+CACHE_TRY_LOAD = Hook(f"{AC}.AOTAutogradCache", "try_load", ("mod", "args", "aot_config"), static=True)
+CACHE_LOOKUP = Hook(
+    f"{AC}.AOTAutogradCache", "_lookup", ("key", "local", "remote", "args", "cache_info", "aot_config"), static=True
+)
+CACHE_SAVE = Hook(f"{AC}.AOTAutogradCache", "save", ("key", "entry", "remote"), static=True)
+# Higher-order ops: an input that overlaps a mutated tensor is refused.
+HOP_STORAGES = Hook(HOP, "subgraph_mutated_input_storages", ("subgraph", "mutated_input_indices"))
+HOP_PARENTS = Hook(HOP, "parent_mutated_input_indices", ("parent_inputs", "mutated_input_storages"))
+# Inductor's FX graph cache: keyed on symalias's reinplace answer too.
+FX_GRAPH_HASH = Hook(
+    "torch._inductor.codecache", "compiled_fx_graph_hash", ("gm", "example_inputs", "fx_kwargs", "inputs_to_check")
+)
+# Inductor's reinplace pass asks symalias (``_reinplace``): switched on
+# while the pass runs, three names of its module answered in bytes.
+REINPLACE_CORE = Hook(RP, "reinplace_inplaceable_ops_core", ("graph",))
+REINPLACE_STORAGE = Hook(RP, "get_node_storage", ("node",))
+REINPLACE_SET = Hook(RP, "OrderedSet", None)
+REINPLACE_OVERLAP = Hook(RP, "compute_overlapping_tensors", None)
+
+#: Every hook point, in the order ``install()`` replaces them.
 HOOKS = [
-    # H1: the decision.
-    Hook(
-        RW,
-        "compute_overlapping_inputs",
-        ["aot_config", "fwd_inputs", "aliased_input_indices"],
-        "_hooks.replace_decision",
-    ),
-    # H3, H4, the recipe, view replay: around the synthetic-base step.
-    Hook(
-        RW,
-        "merge_view_inputs",
-        ["aot_config", "fwd_inputs", "fwd_inputs_descs", "mutated_input_info"],
-        "_merge.wrap_merge_view_inputs",
-    ),
-    # Outputs viewing inputs that were not merged keep the user's view replay.
-    Hook(
-        f"{RW}.AliasOfInputHandler",
-        "__init__",
-        ["self", "info", "runtime_metadata", "trace_joint"],
-        "_merge.wrap_alias_of_input",
-    ),
-    # Byte-level synthetic bases (views of different dtypes): regeneration
-    # of the members, and the run-time wrapper.
-    Hook(
-        RW,
-        "gen_alias_from_base",
-        ["aliased_base_tensor", "target_meta_tensor", "target_requires_grad"],
-        "_bytes.wrap_gen_alias_from_base",
-    ),
-    Hook(
-        RW,
-        "create_synthetic_base_metadata",
-        ["m", "synthetic_base_info", "outer_args"],
-        "_bytes.wrap_synthetic_base_metadata",
-    ),
-    Hook(
-        f"{RW}.AOTSyntheticBaseWrapper",
-        "post_compile",
-        ["self", "compiled_fn", "aot_config"],
-        "_bytes.wrap_post_compile",
-    ),
-    # The compile record and the eager fallback.
-    Hook(
-        "torch._dynamo.output_graph.OutputGraph",
-        "call_user_compiler",
-        ["self", "gm", "example_inputs"],
-        "_merge.wrap_call_user_compiler",
-    ),
-    # symalias's checks, installed beside torch's own AOTAutograd guards
-    # (after any guard filter), also for a loaded artifact.
-    Hook(
-        "torch._dynamo.guards.CheckFunctionManager",
-        "compile_check_fn",
-        ["self", "builder", "guards_out", "guard_fail_fn"],
-        "_guards.wrap_compile_check_fn",
-    ),
-    # A saved artifact made without symalias never passes its guards.
-    Hook(
-        "torch._dynamo.package",
-        "load_guard_manager",
-        ["guards_state", "target_code", "runtime_global_scope"],
-        "_guards.wrap_load_guard_manager",
-    ),
-    # AOTAutograd's cache: key, hit, entry.
-    Hook(AC, "autograd_cache_key", ["mod", "example_inputs", "config"], "_cache.wrap_key"),
-    Hook(f"{AC}.AOTAutogradCache", "try_load", ["mod", "args", "aot_config"], "_cache.wrap_try_load", static=True),
-    Hook(
-        f"{AC}.AOTAutogradCache",
-        "_lookup",
-        ["key", "local", "remote", "args", "cache_info", "aot_config"],
-        "_cache.wrap_lookup",
-        static=True,
-    ),
-    Hook(f"{AC}.AOTAutogradCache", "save", ["key", "entry", "remote"], "_cache.wrap_save", static=True),
-    # Higher-order ops: an input that overlaps a mutated tensor is refused.
-    Hook(
-        "torch._dynamo.variables.higher_order_ops",
-        "subgraph_mutated_input_storages",
-        ["subgraph", "mutated_input_indices"],
-        "_hop.wrap_subgraph_storages",
-    ),
-    Hook(
-        "torch._dynamo.variables.higher_order_ops",
-        "parent_mutated_input_indices",
-        ["parent_inputs", "mutated_input_storages"],
-        "_hop.wrap_parent_indices",
-    ),
-    # Inductor's FX graph cache: keyed on symalias's reinplace answer too.
-    Hook(
-        "torch._inductor.codecache",
-        "compiled_fx_graph_hash",
-        ["gm", "example_inputs", "fx_kwargs", "inputs_to_check"],
-        "_cache.wrap_fx_graph_hash",
-    ),
-    # Inductor's reinplace pass asks symalias (``_reinplace``): switched on
-    # while the pass runs, three names of its module answered in bytes.
-    Hook(RP, "reinplace_inplaceable_ops_core", ["graph"], "_reinplace.wrap_core"),
-    Hook(RP, "get_node_storage", ["node"], "_reinplace.wrap_get_node_storage"),
-    Hook(RP, "OrderedSet", None, "_reinplace.wrap_ordered_set"),
-    Hook(RP, "compute_overlapping_tensors", None, "_reinplace.wrap_compute_overlapping"),
+    DECISION,
+    MERGE,
+    ALIAS_OF_INPUT,
+    GEN_ALIAS,
+    SYNTHETIC_META,
+    SYNTHETIC_POST,
+    USER_COMPILER,
+    CHECK_FN,
+    LOAD_GUARDS,
+    CACHE_KEY,
+    CACHE_TRY_LOAD,
+    CACHE_LOOKUP,
+    CACHE_SAVE,
+    HOP_STORAGES,
+    HOP_PARENTS,
+    FX_GRAPH_HASH,
+    REINPLACE_CORE,
+    REINPLACE_STORAGE,
+    REINPLACE_SET,
+    REINPLACE_OVERLAP,
 ]
 
 #: What ``_reinplace`` changes in the reinplace pass: each must still be in
@@ -216,7 +184,8 @@ READS: list[tuple[str, list[str]]] = [
     ("torch._dynamo.output_graph.OutputGraph", ["aotautograd_guards"]),
     ("torch._dynamo.output_graph.OutputGraphCommon", ["shape_env"]),
     ("torch._dynamo.output_graph.OutputGraphGuardsState", ["aotautograd_guards"]),
-    ("torch._dynamo.guards.CheckFunctionManager", ["output_graph"]),
+    ("torch._dynamo.guards.CheckFunctionManager", ["output_graph", "guard_manager"]),
+    ("torch._dynamo.guards.GuardManagerWrapper", ["closure_vars"]),
     ("torch._dynamo.guards.GuardsState", ["output_graph"]),
     ("torch._dynamo", ["reset"]),
     ("torch._dynamo.exc", ["unimplemented"]),
@@ -253,10 +222,139 @@ READS: list[tuple[str, list[str]]] = [
     # (python/src/tensors.rs), its autograd base (checks.rs: a pinned base);
     # a SymInt's node and the ShapeEnv's tables (decide.rs: never compared).
     ("torch._C.TensorBase", ["size", "stride", "storage_offset", "element_size", "untyped_storage", "_base"]),
+    ("torch._C.StorageBase", ["_cdata"]),
+    ("torch.nn.Module", ["_get_name"]),
+    ("torch._dynamo.exc.BackendCompilerFailed", ["inner_exception"]),
     ("torch.fx.experimental.sym_node.SymNode", ["expr", "shape_env", "hint"]),
     ("torch.fx.experimental.symbolic_shapes.ShapeEnv", ["backed_var_to_val", "var_to_range", "var_to_sources"]),
     ("torch.utils._sympy.value_ranges.ValueRanges", ["lower", "upper"]),
 ]
+
+
+# ---- The gateway: every private torch name the rest of the package uses ----
+#
+# The other modules reach torch internals only through these (a test scans
+# the package for any other private torch read: test_torch_hooks.py). Each
+# name used here is listed in ``READS`` or ``HOOKS`` above and so checked at
+# ``install()``.
+
+
+def storage_id(t: Any) -> int:
+    """Identity of a tensor's storage (its StorageImpl's address)."""
+    return int(t.untyped_storage()._cdata)
+
+
+def autograd_base(t: Any) -> Any:
+    """The tensor ``t`` is a view of in autograd's record, or None."""
+    return t._base
+
+
+def autograd_root(t: Any) -> Any:
+    """``t``'s autograd base, or ``t`` itself when it is no view."""
+    b = t._base
+    return t if b is None else b
+
+
+def tracing_context() -> Any:
+    """Dynamo's tracing context on this thread, or None."""
+    return torch._guards.TracingContext.try_get()
+
+
+def is_wrapper_subclass(t: Any) -> bool:
+    """``t`` is a traceable wrapper subclass (DTensor, TwoTensor)."""
+    return bool(torch.utils._python_dispatch.is_traceable_wrapper_subclass(t))
+
+
+def attr_source(base: Any, member: str) -> Any:
+    """The Dynamo source of attribute ``member`` of the value at ``base``."""
+    return torch._dynamo.source.AttrSource(base, member)
+
+
+def view_replay() -> bool:
+    """AOTAutograd's ``view_replay_for_aliased_outputs``."""
+    return bool(torch._functorch.config.view_replay_for_aliased_outputs)
+
+
+def patch_view_replay(on: bool) -> Any:
+    """A context manager that sets ``view_replay_for_aliased_outputs``."""
+    return torch._functorch.config.patch(view_replay_for_aliased_outputs=on)
+
+
+def post_grad_passes() -> Any:
+    """Inductor's ``post_grad_custom_post_pass`` (None, a pass or a list)."""
+    return torch._inductor.config.post_grad_custom_post_pass
+
+
+def patch_post_grad_passes(passes: Any) -> Any:
+    """A context manager that sets ``post_grad_custom_post_pass``."""
+    return torch._inductor.config.patch(post_grad_custom_post_pass=passes)
+
+
+def custom_graph_pass() -> type:
+    """Inductor's ``CustomGraphPass`` base class."""
+    import torch._inductor.custom_graph_pass as m
+
+    return m.CustomGraphPass
+
+
+def guard_env_expr() -> type:
+    """``torch._guards.GuardEnvExpr``, the base of AOTAutograd's guards."""
+    return torch._guards.GuardEnvExpr
+
+
+def reset_dynamo() -> None:
+    """``torch._dynamo.reset()``: every compiled frame forgotten."""
+    torch._dynamo.reset()
+
+
+def required_storage_length(t: Any) -> Any:
+    """The elements of storage ``t`` reaches, from the storage's first."""
+    return torch._prims_common.compute_required_storage_length(t.size(), t.stride(), t.storage_offset())
+
+
+def aot_descriptors() -> Any:
+    """AOTAutograd's input descriptors module."""
+    import torch._functorch._aot_autograd.descriptors as m
+
+    return m
+
+
+def output_types() -> Any:
+    """AOTAutograd's ``OutputType`` enum."""
+    import torch._functorch._aot_autograd.schemas as m
+
+    return m.OutputType
+
+
+def bypass_cache(reason: str) -> Exception:
+    """AOTAutograd's "do not cache this" exception, with ``reason``."""
+    import torch._functorch._aot_autograd.autograd_cache as m
+
+    return m.BypassAOTAutogradCache(reason)
+
+
+def backend_failure(e: BaseException) -> tuple[bool, BaseException | None]:
+    """Whether ``e`` is Dynamo's ``BackendCompilerFailed``, and what it wraps."""
+    if isinstance(e, torch._dynamo.exc.BackendCompilerFailed):
+        return True, e.inner_exception
+    return False, None
+
+
+def graph_break(gb_type: str, context: str, explanation: str, hints: list[str]) -> Any:
+    """Dynamo's graph break (``torch._dynamo.exc.unimplemented``); raises."""
+    return torch._dynamo.exc.unimplemented(gb_type=gb_type, context=context, explanation=explanation, hints=hints)
+
+
+def add_reason_function(check_fn_manager: Any, name: str, fn: Any) -> None:
+    """Makes ``fn`` callable as ``name`` where Dynamo evaluates a failed
+    guard's words for the recompile reason: the closure variables of the
+    guard manager that ``compile_check_fn`` just built."""
+    check_fn_manager.guard_manager.closure_vars[name] = fn
+
+
+def graph_name(gm: Any) -> str:
+    """A ``GraphModule``'s class name, as torch prints it."""
+    return str(gm._get_name())
 
 
 def resolve(path: str) -> Any:
@@ -309,14 +407,14 @@ def missing_reads() -> list[str]:
     return out
 
 
-def _signature_problem(owner: Any, where: str, attr: str, params: list[str] | None) -> str | None:
+def _signature_problem(owner: Any, where: str, attr: str, params: Sequence[str] | None) -> str | None:
     fn = getattr(owner, attr, None) if owner is not None else None
     if fn is None:
         return f"{where}.{attr} is missing"
     if params is None:
         return None if callable(fn) else f"{where}.{attr} is not callable"
     got = list(inspect.signature(fn).parameters)[: len(params)]
-    if got != params:
+    if got != list(params):
         return f"{where}.{attr} takes {got}, symalias expects {params}"
     return None
 
