@@ -68,9 +68,9 @@ from typing import Any, Callable
 
 import torch
 
-from . import _state, _torch
-from ._decision import by_storage, decide_group, source_list
-from ._state import EagerFallback
+from . import _compile, _torch
+from ._compile import EagerFallback
+from ._decision import by_storage, decide, source_list
 
 
 def _dtypes(t: Any) -> tuple[Any, ...]:
@@ -197,7 +197,7 @@ def byte_merge(
     torch's conventions (bases first, then the other inputs in order)."""
     if descs is None:
         descs = [_descriptors().DummyAOTInput(i) for i in range(len(fwd_inputs))]
-    c = _state.current()
+    c = _compile.current()
     if c is None:
         raise EagerFallback("views of different dtypes outside a symalias compile", dtypes=True)
     meta: list[Any] = [None] * len(fwd_inputs)
@@ -209,13 +209,14 @@ def byte_merge(
             continue
         positions = [c.position(fwd_inputs, i) for i in g]
         mixed = _mixed(fwd_inputs, g)
-        local = decide_group(
+        d = decide(
             [fwd_inputs[i] for i in g],
             source_list(aot_config, positions),
             [f"input {i}" for i in g],
             byte_base=mixed,
         )
-        if len(local) < 2:
+        c.adopt(d)
+        if len(d.overlapping) < 2:
             continue
         made = _group_base(fwd_inputs, g, mutated_input_info, descs, mixed)
         if made is None:
@@ -225,11 +226,11 @@ def byte_merge(
         base_descs.append(desc)
         members = [fwd_inputs[i] for i in g]
         if mixed and first is None:
-            c.unit_bases.add(len(bases) - 1)
-            c.unit_members.update(id(t) for t in members if not t.requires_grad)
+            c.bytes.unit_bases.add(len(bases) - 1)
+            c.bytes.unit_members.update(id(t) for t in members if not t.requires_grad)
         elif mixed:
-            c.byte_bases[len(bases) - 1] = first == 0
-            c.byte_members.update((id(t), first) for t in members)
+            c.bytes.byte_bases[len(bases) - 1] = first == 0
+            c.bytes.byte_members.update((id(t), first) for t in members)
         for i in g:
             meta[i] = (len(bases) - 1, fwd_inputs[i])
             merged.add(i)
@@ -242,7 +243,7 @@ def byte_merge(
     for k, i in enumerate(others):
         meta[i] = len(bases) + k
     c.recipe.unsaved = "byte-level base"
-    if c.byte_bases:
+    if c.bytes.byte_bases:
         hold_ordering_pass(c)
     return (
         bases + [fwd_inputs[i] for i in others],
@@ -437,7 +438,7 @@ def _ordering_pass() -> Any:
     return CloneDtypeViewInputs()
 
 
-def hold_ordering_pass(c: _state.Compile) -> None:
+def hold_ordering_pass(c: _compile.Compile) -> None:
     """Runs :func:`clone_dtype_view_inputs` after the user's own post-grad
     passes for the rest of compile ``c`` (a frame with a byte-level base)."""
 
@@ -445,7 +446,7 @@ def hold_ordering_pass(c: _state.Compile) -> None:
     theirs = _torch.post_grad_passes()
     listed = list(theirs) if isinstance(theirs, (list, tuple)) else ([theirs] if theirs else [])
     if ours not in listed:  # (a nested compile holds it already)
-        _state.hold(c, _torch.patch_post_grad_passes([*listed, ours]))
+        _compile.hold(c, _torch.patch_post_grad_passes([*listed, ours]))
 
 
 def regenerate_member(base: Any, member: Any, requires_grad: bool) -> Any:
@@ -468,13 +469,13 @@ def wrap_gen_alias_from_base(orig: Callable[..., Any]) -> Callable[..., Any]:
     def gen_alias_from_base(
         aliased_base_tensor: Any, target_meta_tensor: Any, target_requires_grad: bool, *args: Any, **kwargs: Any
     ) -> Any:
-        c = _state.current()
-        if c is not None and id(target_meta_tensor) in c.byte_members:
-            first = c.byte_members[id(target_meta_tensor)]
+        c = _compile.current()
+        if c is not None and id(target_meta_tensor) in c.bytes.byte_members:
+            first = c.bytes.byte_members[id(target_meta_tensor)]
             return regenerate(aliased_base_tensor, target_meta_tensor, first)
-        if c is not None and id(target_meta_tensor) in c.unit_members:
+        if c is not None and id(target_meta_tensor) in c.bytes.unit_members:
             return regenerate(aliased_base_tensor, target_meta_tensor)
-        if c is not None and id(target_meta_tensor) in c.torch_members:
+        if c is not None and id(target_meta_tensor) in c.bytes.torch_members:
             return regenerate_member(aliased_base_tensor, target_meta_tensor, target_requires_grad)
         return orig(aliased_base_tensor, target_meta_tensor, target_requires_grad, *args, **kwargs)
 
@@ -492,14 +493,14 @@ def wrap_synthetic_base_metadata(orig: Callable[..., Any]) -> Callable[..., Any]
     def create_synthetic_base_metadata(
         m: Any, synthetic_base_info: Any, outer_args: Any, *args: Any, **kwargs: Any
     ) -> Any:
-        c = _state.current()
-        if c is not None and c.unit_members:
+        c = _compile.current()
+        if c is not None and c.bytes.unit_members:
             import copy
             import dataclasses
 
             infos = list(m.input_info)
             for i, t in enumerate(outer_args):
-                if id(t) in c.unit_members:
+                if id(t) in c.bytes.unit_members:
                     infos[i] = dataclasses.replace(infos[i], is_leaf=False)
             m = copy.copy(m)
             m.input_info = infos
@@ -511,7 +512,7 @@ def wrap_synthetic_base_metadata(orig: Callable[..., Any]) -> Callable[..., Any]
 
 def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
     def post_compile(self: Any, compiled_fn: Callable[..., Any], aot_config: Any, *args: Any, **kwargs: Any) -> Any:
-        c = _state.current()
+        c = _compile.current()
         if c is None or not self.needs_post_compile:
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
         kinds = _torch.output_types()
@@ -520,24 +521,24 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
         for k, out in enumerate(meta.output_info):
             if out.output_type not in views:
                 continue
-            if out.base_idx in c.byte_bases or out.base_idx in c.unit_bases:
+            if out.base_idx in c.bytes.byte_bases or out.base_idx in c.bytes.unit_bases:
                 raise EagerFallback(f"output {k} is a view of inputs merged into a byte-level base", dtypes=True)
-            if out.base_idx in c.offset_bases:
+            if out.base_idx in c.bytes.offset_bases:
                 # torch 2.15 regenerates such an output with the base's
                 # offset added to its own (``gen_alias_from_base``, its
                 # storages differ): the view would land that far off.
                 raise EagerFallback(
                     f"output {k} is a view of inputs merged into a synthetic base at a storage offset "
-                    f"({c.offset_bases[out.base_idx]}), which torch regenerates at the wrong offset"
+                    f"({c.bytes.offset_bases[out.base_idx]}), which torch regenerates at the wrong offset"
                 )
-        if not (c.byte_bases or c.unit_bases):
+        if not (c.bytes.byte_bases or c.bytes.unit_bases):
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
         return _runtime_wrapper(
             compiled_fn,
             {k: list(v) for k, v in self.base_groups.items()},
             list(self.other_arg_indices),
-            dict(c.byte_bases),
-            set(c.unit_bases),
+            dict(c.bytes.byte_bases),
+            set(c.bytes.unit_bases),
             list(self.aliased_arg_idx_with_metadata_mutations),
         )
 

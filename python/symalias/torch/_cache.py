@@ -37,11 +37,12 @@ from typing import Any, Callable
 import torch
 
 from .. import __version__, _native
-from . import _state, _torch
+from . import _compile, _state, _torch
+from ._compile import RECIPE_VERSION, EagerFallback, Recipe
 from ._decision import (
     by_storage,
     cross_storage_guard,
-    decide_group,
+    decide,
     inner_members,
     is_symbolic,
     self_overlap_guard,
@@ -51,7 +52,7 @@ from ._decision import (
     tensor_positions,
 )
 from ._guards import base_signature
-from ._state import RECIPE_VERSION, EagerFallback, Recipe, lock, log, stats
+from ._state import lock, log, stats
 
 #: The attribute of a cache entry that holds symalias's recipe.
 ATTR = "symalias_recipe"
@@ -166,7 +167,7 @@ def wrap_lookup(orig: Callable[..., Any]) -> Callable[..., Any]:
         found = orig(key, local, remote, args, cache_info, aot_config)
         if found is None:
             return None
-        c = _state.current()
+        c = _compile.current()
         recipe = _recipe_of(found[0], key, args)
         if recipe is None or (recipe.merged and c is None):
             with lock:
@@ -176,7 +177,7 @@ def wrap_lookup(orig: Callable[..., Any]) -> Callable[..., Any]:
         if c is not None:
             c.loaded = recipe
             if recipe.merged:
-                _state.hold_view_replay_off(c)
+                _compile.hold_view_replay_off(c)
         return found
 
     return _lookup
@@ -184,7 +185,7 @@ def wrap_lookup(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
     def try_load(mod: Any, args: list[Any], aot_config: Any, *rest: Any, **kwargs: Any) -> Any:
-        c = _state.current()
+        c = _compile.current()
         if c is not None:
             c.flat_args = args
             c.loaded = None
@@ -244,11 +245,12 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
         raise EagerFallback(why)
     for g in storage_groups(args):
         if any(mutated[p] for p in g):
-            decide_group(
+            d = decide(
                 [args[p] for p in g],
                 [source_of[p] for p in g],
                 [f"input {p}" for p in g],
                 from_cache=True,
             )
+            _compile.record().adopt(d)
     cross_storage_guard(tc, sources, [args[p] for p in kept], [mutated[p] for p in kept])
     self_overlap_guard(tc, [source_of[p] for p in guarded], guarded)

@@ -3,31 +3,34 @@
 ``compute_overlapping_inputs`` replaces AOTAutograd's: the exact overlapping
 indices (bytes, not elements), decided at the hints and, for symbolic
 layouts, proved for every allowed shape. It never adds a ShapeEnv guard
-(layouts are read from SymInt nodes and the ShapeEnv's tables). The same
-``decide_group`` runs again when an AOTAutograd cache hit restores a graph
-(``_cache``), so a hit carries the same guards as a compile.
+(layouts are read from SymInt nodes and the ShapeEnv's tables).
+
+``decide`` is the decision as a value (a ``GroupDecision``: no side
+effects); ``_compile.Compile.adopt`` applies it. The four entrances --
+AOTAutograd's hook here, wrapper subclasses (``_decide_wrappers``), a
+byte-level merge (``_bytes``) and an AOTAutograd cache hit (``_cache``) --
+call the two, so a hit carries the same guards as a compile.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from .. import _native
-from . import _state, _torch
+from . import _compile, _torch
 from ._guards import (
     CrossStorageFact,
     NoSelfOverlapFact,
     PartitionFact,
     PinFact,
     base_signature,
-    install_fact,
     source_name,
 )
-from ._state import GroupReport, lock, log, stats
 
 
 def source_list(aot_config: Any, positions: Sequence[int]) -> list[Any] | None:
@@ -126,23 +129,56 @@ def overlapping_for_all_shapes(ts: list[Any], *, time_limit_ms: int | None = Non
     return frozenset(_native.overlapping_for_all_shapes(ts, time_limit_ms=time_limit_ms))
 
 
-def decide_group(
+@dataclass(frozen=True)
+class GroupDecision:
+    """One storage group decided -- a value, made by ``decide`` without side
+    effects and applied by ``_compile.Compile.adopt``: what AOTAutograd
+    needs (``overlapping``), the facts that keep it true, and what the
+    report says. A group with wrapper subclasses is decided per storage of
+    their inner tensors (``parts``), its ``overlapping`` by member."""
+
+    names: tuple[str, ...]
+    #: Dynamo sources of the members (None: unknown, nothing is guarded).
+    sources: tuple[Any, ...] | None
+    #: Indices of the members that overlap another member.
+    overlapping: tuple[int, ...]
+    symbolic: bool
+    #: Why the conservative answer was used (unbacked symbol, error), if it was.
+    fallback: str | None
+    #: Decided again for an AOTAutograd cache hit.
+    from_cache: bool
+    #: The facts that keep the answer true at run time.
+    partition: PartitionFact
+    pin: PinFact
+    #: The layouts of the members the partition check holds disjoint (for
+    #: Inductor's reinplace pass), when the group was split and is checked.
+    disjoint_layouts: frozenset[tuple[Any, ...]] | None
+    #: The native decision (``_native.Decision``; None when undecided).
+    native: Any = field(compare=False)
+    #: Time the decision took.
+    seconds: float = field(compare=False, default=0.0)
+    parts: tuple[GroupDecision, ...] = ()
+
+
+def decide(
     tensors: list[Any],
     sources: list[Any] | None,
     labels: list[str],
     *,
     from_cache: bool = False,
     byte_base: bool = False,
-) -> list[int]:
-    """The overlapping members of one storage group (indices into
-    ``tensors``); installs the group's run-time guards when there is a
-    tracing context and the sources are known. The layouts are read and
-    decided natively (``_native.decide``: no documents). ``byte_base``: a
-    merge makes a byte-level base (``_bytes``), which bakes in nothing of
-    the members' autograd base or storage. A group with traceable wrapper
-    subclasses is decided on their inner tensors (``decide_wrappers``)."""
+) -> GroupDecision:
+    """The decision for one storage group (``tensors``, named by ``sources``
+    or else ``labels``), without side effects: nothing installed, nothing
+    counted. The layouts are read and decided natively (``_native.decide``:
+    exact at the hints, proved for all shapes; no documents); an undecidable
+    group (unbacked symbols, engine errors) counts as all overlapping.
+    ``byte_base``: a merge makes a byte-level base (``_bytes``), which bakes
+    in nothing of the members' autograd base or storage. A group with
+    traceable wrapper subclasses is decided on their inner tensors
+    (``_decide_wrappers``)."""
     if any(_torch.is_wrapper_subclass(t) for t in tensors):
-        return decide_wrappers(tensors, sources, labels, from_cache=from_cache)
+        return _decide_wrappers(tensors, sources, labels, from_cache=from_cache)
     start = time.perf_counter()
     names = [source_name(s) for s in sources] if sources else labels
     decision: Any = None
@@ -153,11 +189,6 @@ def decide_group(
         symbolic = bool(decision.symbolic)
     except Exception as e:  # unbacked symbols, engine errors: be conservative
         fallback = f"{type(e).__name__}: {e}"
-        log.warning(
-            "symalias: cannot decide the overlap of %s (%s); treating them as overlapping",
-            ", ".join(names),
-            fallback,
-        )
         local = list(range(len(tensors)))
         symbolic = is_symbolic(tensors)
     merged = len(local) > 1
@@ -173,48 +204,37 @@ def decide_group(
     # (A byte-level base holds the members' bytes only: their layouts, which
     # Dynamo and the pins guard, are all it bakes in.)
     base = base_signature(tensors[0]) if merged and not symbolic and not byte_base else None
-    pin = PinFact(names, pins, base)
-    words = partition.describe() + pin.describe()
-    tc = _torch.tracing_context()
-    if tc is not None and sources is not None:
-        # The partition first: when both fail, torch's wording is the reason.
-        if partition.needed():
-            install_fact(tc, sources, partition)
-        if pin.needed():
-            install_fact(tc, sources, pin)
-        c = _state.current()
-        if c is not None and decision is not None and not from_cache and not merged and partition.needed():
-            # The check holds this partition on every call of the graph:
-            # its non-overlapping members are disjoint there.
-            c.disjoint_layouts.append({layout_key(tensors[i]) for i in decision.non_overlapping})
-    with lock:
-        stats.decisions += 1
-        stats.decision_seconds += time.perf_counter() - start
-        stats.reports.append(
-            GroupReport(
-                sources=names,
-                overlapping=local,
-                invariant=decision.invariant if (decision is not None and symbolic) else None,
-                symbolic=symbolic,
-                decision=decision,
-                guard=words if (tc is not None and sources is not None) else [],
-                fallback=fallback,
-                from_cache=from_cache,
-            )
-        )
-    return local
+    layouts = None
+    if decision is not None and not from_cache and not merged and partition.needed():
+        # The check holds this partition on every call of the graph: its
+        # non-overlapping members are disjoint there.
+        layouts = frozenset(layout_key(tensors[i]) for i in decision.non_overlapping)
+    return GroupDecision(
+        names=tuple(names),
+        sources=tuple(sources) if sources is not None else None,
+        overlapping=tuple(local),
+        symbolic=symbolic,
+        fallback=fallback,
+        from_cache=from_cache,
+        partition=partition,
+        pin=PinFact(names, pins, base),
+        disjoint_layouts=layouts,
+        native=decision,
+        seconds=time.perf_counter() - start,
+    )
 
 
 def compute_overlapping_inputs(aot_config: Any, fwd_inputs: list[Any], aliased_input_indices: list[int]) -> set[int]:
     """Replacement of ``runtime_wrappers.compute_overlapping_inputs``."""
-    c = _state.current()
+    c = _compile.current()
     positions = [c.position(fwd_inputs, i) if c else i for i in aliased_input_indices]
-    local = decide_group(
+    d = decide(
         [fwd_inputs[i] for i in aliased_input_indices],
         source_list(aot_config, positions),
         [f"input {i}" for i in aliased_input_indices],
     )
-    return {aliased_input_indices[i] for i in local}
+    _compile.record().adopt(d)
+    return {aliased_input_indices[i] for i in d.overlapping}
 
 
 def cross_storage_guard(tc: Any, sources: list[Any], tensors: list[Any], mutated: list[bool]) -> None:
@@ -226,7 +246,7 @@ def cross_storage_guard(tc: Any, sources: list[Any], tensors: list[Any], mutated
     groups = [group_of.setdefault(_torch.storage_id(t), len(group_of)) for t in tensors]
     if len(group_of) < 2:
         return
-    install_fact(tc, sources, CrossStorageFact(groups, mutated))
+    _compile.record().adopt_fact(tc, sources, CrossStorageFact(groups, mutated))
 
 
 def self_overlapping_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> tuple[str | None, list[int]]:
@@ -283,15 +303,15 @@ def inner_tensors(t: Any) -> list[Any]:
     return [x for _, x in inner_members(t)]
 
 
-def decide_wrappers(
+def _decide_wrappers(
     tensors: list[Any], sources: list[Any] | None, labels: list[str], *, from_cache: bool = False
-) -> list[int]:
-    """The overlapping members of a group with wrapper subclasses: two members
-    overlap where an inner tensor of one overlaps an inner tensor of the
-    other (decided, and guarded, per storage of inner tensors, each named
-    through Dynamo's source chain: ``AttrSource(L['a'], 'a')``). Inner
-    tensors of one member that overlap each other count too (conservative:
-    the member is merged)."""
+) -> GroupDecision:
+    """The decision for a group with wrapper subclasses: two members overlap
+    where an inner tensor of one overlaps an inner tensor of the other
+    (decided, and guarded, per storage of inner tensors -- the ``parts`` --
+    each named through Dynamo's source chain: ``AttrSource(L['a'], 'a')``).
+    Inner tensors of one member that overlap each other count too
+    (conservative: the member is merged)."""
     inner: list[tuple[int, Any, Any, str]] = []
     for k, t in enumerate(tensors):
         for path, x in inner_members(t):
@@ -300,17 +320,33 @@ def decide_wrappers(
                 src = _torch.attr_source(src, a) if src is not None else None
             inner.append((k, x, src, ".".join([labels[k], *path])))
     over: set[int] = set()
+    parts = []
     for g in by_storage([x for _, x, _, _ in inner]):
         if len({inner[i][0] for i in g}) < 2:
             continue
-        local = decide_group(
+        part = decide(
             [inner[i][1] for i in g],
             [inner[i][2] for i in g] if sources is not None else None,
             [inner[i][3] for i in g],
             from_cache=from_cache,
         )
-        over |= {inner[g[i]][0] for i in local}
-    return sorted(over)
+        parts.append(part)
+        over |= {inner[g[i]][0] for i in part.overlapping}
+    names = [source_name(s) for s in sources] if sources else labels
+    nothing = PartitionFact(names, None, False, False, False)
+    return GroupDecision(
+        names=tuple(names),
+        sources=tuple(sources) if sources is not None else None,
+        overlapping=tuple(sorted(over)),
+        symbolic=any(p.symbolic for p in parts),
+        fallback=None,
+        from_cache=from_cache,
+        partition=nothing,
+        pin=PinFact(names, [], None),
+        disjoint_layouts=None,
+        native=None,
+        parts=tuple(parts),
+    )
 
 
 def self_overlap_guard(tc: Any, sources: list[Any], positions: list[int]) -> None:
@@ -318,4 +354,4 @@ def self_overlap_guard(tc: Any, sources: list[Any], positions: list[int]) -> Non
     (flat positions ``positions``, for the wording) when there are any."""
     if tc is None or not sources:
         return
-    install_fact(tc, sources, NoSelfOverlapFact([f"input {i}" for i in positions]))
+    _compile.record().adopt_fact(tc, sources, NoSelfOverlapFact([f"input {i}" for i in positions]))

@@ -268,20 +268,6 @@ class FrameGuards:
         self.facts = []
 
 
-def install_fact(tc: Any, sources: Sequence[Any], fact: Any) -> None:
-    """Adds ``fact`` to the compile in progress, or installs it alone when
-    no compile record is open."""
-    c = _state.current()
-    if c is not None:
-        if c.guards is None:
-            c.guards = FrameGuards()
-        c.guards.add(sources, fact)
-        return
-    g = FrameGuards()
-    g.add(sources, fact)
-    g.install(tc, orphan=True)
-
-
 def base_signature(t: Any) -> dict[str, Any]:
     """What a static synthetic base bakes in, as ``PinCheck``'s keywords: the
     autograd base's layout, or the storage's size when there is none."""
@@ -314,6 +300,16 @@ class PartitionFact:
         #: A proof for all shapes over symbolic layouts: it assumes the
         #: ShapeEnv's guards, so it is checked where a filter drops them.
         self.proof: Any = decision if (decision is not None and proved and symbolic) else None
+
+    def __eq__(self, other: object) -> bool:
+        """The same fact: the same members, classification and checks."""
+        return isinstance(other, PartitionFact) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self) -> tuple[Any, ...]:
+        return (tuple(self.names), self.merged, self.symbolic, tuple(self.overlapping), tuple(self.describe()))
 
     def needed(self) -> bool:
         # A split group in two storages stays disjoint: the one-storage
@@ -371,6 +367,13 @@ class PinFact:
         self.names = names
         self.pins = pins
         self.base = base
+
+    def __eq__(self, other: object) -> bool:
+        """The same fact: the same members, offsets and base."""
+        return isinstance(other, PinFact) and self.describe() == other.describe() and self.names == other.names
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.names), tuple(self.describe())))
 
     def needed(self) -> bool:
         return bool(self.pins) or self.base is not None

@@ -25,28 +25,16 @@ allowed shape counts as disjoint). An overlap is torch's graph break,
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable
 
 import torch
 
-from . import _torch
+from . import _state, _torch
 from ._decision import overlapping_for_all_shapes
 from ._state import lock, stats
 
-
-class _Mutated(threading.local):
-    """The tensors the subgraphs of the op being traced mutate (this
-    thread), until ``parent_mutated_input_indices`` reads them."""
-
-    tensors: list[Any]
-
-    def __init__(self) -> None:
-        self.tensors = []
-
-
-_local = _Mutated()
+_local = _state.hop_mutations
 
 
 def _overlap(a: Any, b: Any) -> bool:

@@ -22,7 +22,8 @@ from typing import Any, Callable
 
 import torch
 
-from . import _bytes, _state, _torch
+from . import _bytes, _compile, _state, _torch
+from ._compile import EagerFallback
 from ._decision import (
     cross_storage_guard,
     self_overlap_guard,
@@ -30,7 +31,7 @@ from ._decision import (
     source_list,
     storage_groups,
 )
-from ._state import EagerFallback, lock, log, stats
+from ._state import lock, log, stats
 
 #: AOTAutograd's messages for aliased mutated inputs it cannot merge.
 _REFUSALS = (
@@ -44,7 +45,7 @@ def _aliased_mutation(fwd_inputs: list[Any], mutated: list[bool]) -> bool:
     return any(any(mutated[i] for i in g) for g in storage_groups(fwd_inputs))
 
 
-def _record(c: _state.Compile | None, fwd_inputs: list[Any], mutated: list[bool]) -> None:
+def _record(c: _compile.Compile | None, fwd_inputs: list[Any], mutated: list[bool]) -> None:
     """Mutation flags by flat-argument position, for the cache entry."""
     if c is None:
         return
@@ -63,7 +64,7 @@ def _record(c: _state.Compile | None, fwd_inputs: list[Any], mutated: list[bool]
     c.recipe.mutated = flags
 
 
-def _before_merge(c: _state.Compile | None, fwd_inputs: list[Any], mutated: list[bool]) -> list[int]:
+def _before_merge(c: _compile.Compile | None, fwd_inputs: list[Any], mutated: list[bool]) -> list[int]:
     """What runs before the merge of a frame with mutations: the eager
     fallback for a mutated input that overlaps itself, the recipe, the mark
     of an aliased mutation; the mutated inputs whose non-overlap with
@@ -78,7 +79,7 @@ def _before_merge(c: _state.Compile | None, fwd_inputs: list[Any], mutated: list
 
 
 def _mutation_guards(
-    c: _state.Compile | None, aot_config: Any, fwd_inputs: list[Any], mutated: list[bool], guarded: list[int]
+    c: _compile.Compile | None, aot_config: Any, fwd_inputs: list[Any], mutated: list[bool], guarded: list[int]
 ) -> None:
     """H3 and the self-overlap check, on the frame's tensor inputs."""
     idx = [i for i, t in enumerate(fwd_inputs) if isinstance(t, torch.Tensor)]
@@ -92,19 +93,19 @@ def _mutation_guards(
     self_overlap_guard(tc, [sources[slot[i]] for i in guarded], guarded)
 
 
-def _record_bases(c: _state.Compile, out: Any) -> None:
+def _record_bases(c: _compile.Compile, out: Any) -> None:
     """The synthetic bases a merge made, in the compile's record: their
     count (torch's convention: the bases come first, then the others, the
     int entries of the calling convention), torch's members, bases at a
     storage offset; view replay held off for the compile."""
     c.recipe.bases = len(out[0]) - sum(isinstance(e, int) for e in out[2])
-    c.torch_members.update(id(e[1]) for e in out[2] if not isinstance(e, int))
+    c.bytes.torch_members.update(id(e[1]) for e in out[2] if not isinstance(e, int))
     for k, base in enumerate(out[0][: c.recipe.bases]):
         off = base.storage_offset()
         if not (isinstance(off, int) and off == 0):
-            c.offset_bases[k] = off
+            c.bytes.offset_bases[k] = off
             c.recipe.unsaved = "a synthetic base at a storage offset"
-    _state.hold_view_replay_off(c)
+    _compile.hold_view_replay_off(c)
 
 
 def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -117,7 +118,7 @@ def wrap_merge_view_inputs(orig: Callable[..., Any]) -> Callable[..., Any]:
         **kwargs: Any,
     ) -> Any:
 
-        c = _state.current()
+        c = _compile.current()
         mutated = [bool(m.mutates_data) for m in mutated_input_info]
         any_mutated = any(mutated)
         guarded: list[int] = []
@@ -155,7 +156,7 @@ def wrap_alias_of_input(orig: Callable[..., Any]) -> Callable[..., Any]:
 
     def __init__(self: Any, info: Any, runtime_metadata: Any, trace_joint: bool, *args: Any, **kwargs: Any) -> None:
         orig(self, info, runtime_metadata, trace_joint, *args, **kwargs)
-        c = _state.current()
+        c = _compile.current()
         if c is None or c.saved_view_replay is None:
             return
         recipe = c.loaded if c.loaded is not None else c.recipe
@@ -166,7 +167,7 @@ def wrap_alias_of_input(orig: Callable[..., Any]) -> Callable[..., Any]:
     return __init__
 
 
-def _fallback(e: BaseException, c: _state.Compile) -> EagerFallback | None:
+def _fallback(e: BaseException, c: _compile.Compile) -> EagerFallback | None:
     """The eager fallback an exception from the backend calls for, if any."""
 
     failed, inner = _torch.backend_failure(e)
@@ -182,20 +183,18 @@ def _fallback(e: BaseException, c: _state.Compile) -> EagerFallback | None:
     return None
 
 
-def _install(c: _state.Compile, torch: Any) -> None:
+def _install(c: _compile.Compile, torch: Any) -> None:
     """The compile's run-time facts, as one guard of the frame."""
     with lock:
         stats.frames_compiled += 1
         _state.lifetime.frames_compiled += 1
-    if c.guards is not None:
-        c.guards.install(_torch.tracing_context())
-        c.guards = None
+    c.guards.install(_torch.tracing_context())
 
 
 def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
     def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
 
-        c = _state.begin()
+        c = _compile.begin()
         try:
             out = orig(self, gm, example_inputs)
             _install(c, torch)
@@ -216,7 +215,7 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
             _install(c, torch)
             return gm.forward
         finally:
-            _state.end(c)
+            _compile.end(c)
 
     call_user_compiler.__wrapped__ = orig  # type: ignore[attr-defined]
     return call_user_compiler

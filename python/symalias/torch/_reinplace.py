@@ -44,32 +44,20 @@ still contains the sites symalias changes (``_torch.REINPLACE_SITES``).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any, Callable
 
 from .. import _native
-from . import _state
+from . import _compile, _state
 from ._decision import layout_key, overlapping_for_all_shapes
 from ._state import lock, log, stats
 
-#: What one run of the pass may spend on symbolic proofs in all; past it,
-#: symbolic pairs are answered "overlap" (torch's own answer there).
-PASS_BUDGET_S = 0.25
 #: Wall-clock bound of one symbolic proof in the pass (then: "overlap").
 PROOF_MS = 2
 
 
-class _Run(threading.local):
-    """The pass run in progress on this thread: its memo of answers (None
-    outside a run) and what is left of its proof budget."""
-
-    memo: dict[Hashable, frozenset[int]] | None = None
-    budget: float = PASS_BUDGET_S
-
-
-_local = _Run()
+_local = _state.reinplace_run
 
 
 def _active() -> dict[Hashable, frozenset[int]] | None:
@@ -135,7 +123,7 @@ def _held_disjoint(ka: tuple[Any, ...], kb: tuple[Any, ...]) -> bool:
     (``Compile.disjoint_layouts``): disjoint on every call that runs the
     graph, whatever the ranges prove. The layout fixes the bytes a view
     reaches, so any two views of one storage with those layouts are."""
-    c = _state.current()
+    c = _compile.current()
     if c is None or not c.disjoint_layouts:
         return False
     return ka != kb and any(ka in s and kb in s for s in c.disjoint_layouts)
@@ -215,7 +203,7 @@ def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
 
     def reinplace_inplaceable_ops_core(graph: Any, *args: Any, **kwargs: Any) -> Any:
         outer = _local.memo, _local.budget
-        _local.memo, _local.budget = {}, PASS_BUDGET_S
+        _local.memo, _local.budget = {}, _state.PASS_BUDGET_S
         try:
             with lock:
                 stats.reinplace_passes += 1

@@ -7,17 +7,19 @@ config entries read, by symalias's Python and by ``_native``) -- and
 ``check()`` resolves each one and compares each hook's signature at
 ``install()``: a torch where one moved gets a ``HookError`` naming what
 moved, never a half-installed symalias or a silent default at compile time.
-The rest of the package then uses plain attribute access on these names
-(``torch._functorch.config.patch``, ``torch._guards.TracingContext``), and
-``python/tests/test_torch_names.py`` holds the two lists equal: every
-private torch name the package's code reads is listed here, and each listed
-name is removed in turn to see ``install()`` refuse with a ``HookError``
-naming it.
+The rest of the package reaches torch internals only through this module's
+functions (``storage_id``, ``autograd_base``, ``tracing_context``, the
+config patches, ...; the gateway section below), and
+``python/tests/test_torch_hooks.py`` keeps it so: a scan of the package
+fails on any private torch read outside this module, every private name
+read is listed here, and each listed name is removed in turn to see
+``install()`` refuse with a ``HookError`` naming it. What replaces each
+hook point is ``_hooks.WRAPPERS``.
 
 Facts relied on, for torch 2.15:
 
 * AOTAutograd decides aliasing in ``runtime_wrappers`` (H1-H4 of
-  docs/PYTORCH.md section 9) and keys its cache in ``autograd_cache``;
+  docs/PYTORCH.md section 9; H5, H6 below) and keys its cache in ``autograd_cache``;
 * Dynamo builds AOTAutograd's guards in ``CheckFunctionManager
   .compile_check_fn``, after a user's ``guard_filter_fn``;
 * Inductor's reinplace pass decides aliasing inside
