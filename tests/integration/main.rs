@@ -16,6 +16,7 @@ mod guards_bugs;
 mod guards_scenarios;
 mod guards_soundness;
 mod internal_props;
+mod layers;
 mod overlap_corpus;
 mod overlap_differential;
 mod overlap_pytorch;
