@@ -23,6 +23,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use symalias::io::{prepare_guards, GuardDoc};
 
+use crate::decide::PyDecision;
+use crate::document::{guards_from_text, guards_text};
 use crate::error::at_field;
 
 /// What a static synthetic base bakes in.
@@ -144,8 +146,9 @@ members_check!(
      all shapes)."
 );
 
-/// Which members of one storage group overlap, as `guards` state it (a
-/// JSON list of guards, e.g. `Decision.partition_guards_json()`), checked
+/// Which members of one storage group overlap, as the guards state them --
+/// taken from `decision` (a `Decision`'s partition guards, as they are), or
+/// from `guards` (their JSON text: what a pickled check carries) -- checked
 /// by symalias's exact checker and memoised on what it reads.
 #[pyclass(module = "symalias._native", name = "PartitionCheck", frozen)]
 pub struct PyPartitionCheck {
@@ -162,29 +165,36 @@ pub struct PyPartitionCheck {
     /// The members' sources, as the guards name them.
     #[pyo3(get)]
     names: Vec<String>,
-    /// The guards, as JSON text.
-    #[pyo3(get)]
-    guards: String,
     docs: Vec<GuardDoc>,
 }
 
 #[pymethods]
 impl PyPartitionCheck {
     #[new]
-    #[pyo3(signature = (*, members, merged, symbolic, names, guards))]
+    #[pyo3(signature = (*, members, merged, symbolic, names, decision = None, guards = None))]
     fn new(
         members: Vec<usize>,
         merged: bool,
         symbolic: bool,
         names: Vec<String>,
-        guards: String,
+        decision: Option<PyRef<'_, PyDecision>>,
+        guards: Option<String>,
     ) -> PyResult<Self> {
         let members = non_empty("PartitionCheck", members)?;
         if names.len() != members.len() {
             return Err(at_field("PartitionCheck.names", "one name per member"));
         }
-        let docs: Vec<GuardDoc> =
-            serde_json::from_str(&guards).map_err(|e| at_field("PartitionCheck.guards", e))?;
+        let docs: Vec<GuardDoc> = match (decision, guards) {
+            (Some(d), None) => d.partition_guards(),
+            // A pickled check's state (the file edge).
+            (None, Some(text)) => guards_from_text(&text, "PartitionCheck.guards")?,
+            _ => {
+                return Err(at_field(
+                    "PartitionCheck.decision",
+                    "give the decision, or the guards of a pickled check, not both",
+                ))
+            }
+        };
         prepare_guards(&docs, &BTreeMap::new())
             .map_err(|e| at_field("PartitionCheck.guards", e))?;
         Ok(PyPartitionCheck {
@@ -192,9 +202,14 @@ impl PyPartitionCheck {
             merged,
             symbolic,
             names,
-            guards,
             docs,
         })
+    }
+
+    /// The guards as JSON text (what the check pickles as).
+    #[getter]
+    fn guards(&self) -> String {
+        guards_text(&self.docs)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {

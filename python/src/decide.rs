@@ -1,6 +1,10 @@
 //! The overlap decision of one storage group, read from torch tensors —
 //! real or fake, with SymInt layouts — in Rust, answered by the engine's
-//! typed API, returned as a `Decision` object: no documents, no JSON.
+//! typed API (a `Scope` whose symbols are declared and whose fields are
+//! parsed straight into its pool, a `Group`, `Analyzer::overlap`), returned
+//! as a `Decision` object holding the typed report: no documents, no JSON.
+//! A document is made only when the caller asks for one (`Decision.json`,
+//! `Decision.result`).
 //!
 //! A SymInt is read without guarding (the package's one SymInt reader): a
 //! node that is a constant gives its int; otherwise its expression's text (a
@@ -13,18 +17,24 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyTuple};
 use std::collections::BTreeMap;
-use symalias::analysis::{Analyzer, AnalyzerOptions, Disjointness};
-use symalias::io::{
-    run_disjoint_case, run_overlap_case, ExprField, GuardDoc, GuardKindDoc, OverlapCase,
-    OverlapResult, SymbolSpec, TensorSpec,
+use symalias::analysis::{
+    Analyzer, AnalyzerOptions, Disjointness, Group, GroupError, Member, OverlapReport, Scope,
 };
+use symalias::env::SymbolDecl;
+use symalias::guards::GuardKind;
+use symalias::io::{
+    load_layout, overlap_result_of, ExprField, GuardDoc, GuardKindDoc,
+    InputError as EngineInputError,
+};
+use symalias::layout::View;
+use symalias::overlap::Proof;
 
 use crate::tensors::{call, check_strided, Method};
 use crate::{input_error, on_large_stack};
 
 /// The symbols met while reading one group.
 struct Symbols<'py> {
-    docs: BTreeMap<String, SymbolSpec>,
+    decls: BTreeMap<String, SymbolDecl>,
     /// Expression -> its text (a Python dict: sympy expressions hash).
     text: Bound<'py, PyDict>,
     /// The ShapeEnv's hint table, found on the first symbol.
@@ -35,7 +45,7 @@ struct Symbols<'py> {
     /// upper, when unbounded below) as hint: only a proof for all shapes
     /// means anything then.
     unbacked: bool,
-    /// Each symbol's source is read (`SymbolSpec::source`, for guards).
+    /// Each symbol's source is read (`SymbolDecl::source`, for guards).
     sources: bool,
 }
 
@@ -84,10 +94,10 @@ impl<'py> Symbols<'py> {
     fn declare(&mut self, shape_env: &Bound<'py, PyAny>, s: &Bound<'py, PyAny>) -> PyResult<()> {
         let py = s.py();
         let name: String = s.getattr(intern!(py, "name"))?.extract()?;
-        if self.docs.contains_key(&name) {
+        if self.decls.contains_key(&name) {
             return Ok(());
         }
-        let mut doc = SymbolSpec::default();
+        let mut doc = SymbolDecl::new(name.clone());
         let vr = shape_env
             .getattr(intern!(py, "var_to_range"))?
             .call_method1(intern!(py, "get"), (s,))?;
@@ -103,7 +113,7 @@ impl<'py> Symbols<'py> {
         if self.sources {
             doc.source = source_of(shape_env, s)?;
         }
-        self.docs.insert(name, doc);
+        self.decls.insert(name, doc);
         Ok(())
     }
 
@@ -167,28 +177,33 @@ impl<'py> Symbols<'py> {
     }
 }
 
-/// The overlap decision of one storage group (see the module doc).
+/// The overlap decision of one storage group (see the module doc): the
+/// engine's typed report and the scope its expressions live in.
 #[pyclass(module = "symalias._native", name = "Decision", frozen)]
 pub struct PyDecision {
-    result: OverlapResult,
+    report: OverlapReport,
+    scope: Scope,
+    /// The engine's time (loading and analysis), in µs.
+    micros: u64,
     offsets: Vec<Option<i64>>,
     symbolic: bool,
     names: Vec<String>,
 }
 
 impl PyDecision {
-    /// The guards that state the partition at run time: the result's
-    /// StorageOverlap guards, or the partition itself by source.
+    /// The guards that state the partition at run time: the report's
+    /// StorageOverlap guards, or the partition itself by source (typed:
+    /// the checks take them as they are).
     pub(crate) fn partition_guards(&self) -> Vec<GuardDoc> {
         let guards: Vec<GuardDoc> = self
-            .result
+            .report
             .guards
             .iter()
-            .filter(|g| matches!(g.kind, GuardKindDoc::StorageOverlap { .. }))
+            .filter(|g| matches!(g.kind, GuardKind::StorageOverlap { .. }))
             .map(|g| GuardDoc {
-                kind: g.kind.clone(),
                 reason: String::new(),
                 fast_path: false,
+                ..GuardDoc::from_guard(&self.scope.pool, g)
             })
             .collect();
         if !guards.is_empty() {
@@ -197,13 +212,30 @@ impl PyDecision {
         let named = |ix: &[usize]| ix.iter().map(|&i| self.names[i].clone()).collect();
         vec![GuardDoc {
             kind: GuardKindDoc::StorageOverlap {
-                overlapping: named(&self.result.overlapping),
-                non_overlapping: named(&self.result.non_overlapping),
+                overlapping: named(&self.report.overlapping),
+                non_overlapping: named(&self.report.non_overlapping),
                 components: Vec::new(),
             },
             reason: String::new(),
             fast_path: false,
         }]
+    }
+
+    /// The §3 result document (made only when asked for).
+    fn document(&self) -> symalias::io::OverlapResult {
+        let mut doc = overlap_result_of(ID, &self.scope, self.report.clone());
+        doc.micros = self.micros;
+        doc
+    }
+}
+
+/// A proof status as FORMATS §3 spells it.
+fn proof_word(p: Proof) -> &'static str {
+    match p {
+        Proof::Proved => "proved",
+        Proof::Refuted => "refuted",
+        Proof::Unknown => "unknown",
+        Proof::HintOnly => "hint_only",
     }
 }
 
@@ -212,19 +244,19 @@ impl PyDecision {
     /// Indices of the tensors that overlap another, at the hints.
     #[getter]
     fn overlapping(&self) -> Vec<usize> {
-        self.result.overlapping.clone()
+        self.report.overlapping.clone()
     }
 
     /// The others.
     #[getter]
     fn non_overlapping(&self) -> Vec<usize> {
-        self.result.non_overlapping.clone()
+        self.report.non_overlapping.clone()
     }
 
     /// True proved for all shapes, False refuted, None undecided (or no symbols).
     #[getter]
     fn invariant(&self) -> Option<bool> {
-        self.result.invariant
+        self.report.invariance.as_option()
     }
 
     /// Tensors that overlap themselves at the hints, or whose verdict is not
@@ -232,16 +264,10 @@ impl PyDecision {
     /// tensor not listed overlaps itself at no allowed shape.
     #[getter]
     fn self_overlap(&self) -> Vec<(usize, bool, String)> {
-        self.result
+        self.report
             .self_overlap
             .iter()
-            .map(|s| {
-                let proof = serde_json::to_value(s.proof)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                (s.tensor, s.overlap, proof)
-            })
+            .map(|s| (s.member, s.overlap, proof_word(s.proof).to_string()))
             .collect()
     }
 
@@ -260,26 +286,22 @@ impl PyDecision {
     /// The engine's time (loading and analysis), in microseconds.
     #[getter]
     fn micros(&self) -> u64 {
-        self.result.micros
+        self.micros
     }
 
     /// The whole result line (FORMATS.md §3) as JSON text.
     fn json(&self) -> String {
-        crate::to_json(&self.result)
-    }
-
-    /// The partition this decision states, as the JSON list of guards a
-    /// `FrameCheck` `partition` fact also takes (text: it pickles, so a
-    /// saved artifact carries the fact).
-    fn partition_guards_json(&self) -> String {
-        crate::to_json(&self.partition_guards())
+        crate::document::text(&self.document())
     }
 
     /// The whole typed result (pairs, witnesses, guards), built natively.
     fn result(&self) -> PyResult<crate::results::PyOverlapResult> {
-        crate::results::PyOverlapResult::new(self.result.clone())
+        crate::results::PyOverlapResult::new(self.document())
     }
 }
+
+/// The id of a decision's result document.
+const ID: &str = "compute_overlapping_tensors";
 
 /// Shows `t` to the validator (`tensors::check_strided`) the first time
 /// its type is met. Per-tensor properties (sparse layouts, nestedness) are
@@ -324,16 +346,27 @@ struct ReadOptions {
     sources: bool,
 }
 
-/// One group read from torch tensors: the case, each tensor's integer
-/// storage offset, and whether some field was a SymInt.
+/// One tensor's layout fields as read: ints, or SymInts' texts.
+struct Fields {
+    sizes: Vec<ExprField>,
+    strides: Vec<ExprField>,
+    offset: ExprField,
+    itemsize: i64,
+}
+
+/// One group read from torch tensors: the symbols met, each tensor's
+/// fields and name, each tensor's integer storage offset, and whether some
+/// field was a SymInt.
 struct ReadGroup {
-    case: OverlapCase,
+    decls: BTreeMap<String, SymbolDecl>,
+    tensors: Vec<Fields>,
+    names: Vec<String>,
     offsets: Vec<Option<i64>>,
     symbolic: bool,
 }
 
 /// Reads `tensors` (views of one storage, named `sources` in guards, or
-/// `tensors[i]`) into an overlap case, without guarding.
+/// `tensors[i]`), without guarding.
 fn read_group<'py>(
     py: Python<'py>,
     tensors: &[Bound<'py, PyAny>],
@@ -352,7 +385,7 @@ fn read_group<'py>(
         storages.push(s);
     }
     let mut syms = Symbols {
-        docs: BTreeMap::new(),
+        decls: BTreeMap::new(),
         text: PyDict::new(py),
         hints: None,
         hints_only: opts.hints_only,
@@ -360,7 +393,7 @@ fn read_group<'py>(
         sources: opts.sources,
     };
     let mut symbolic = false;
-    let mut specs = Vec::with_capacity(tensors.len());
+    let mut read = Vec::with_capacity(tensors.len());
     let mut offsets = Vec::with_capacity(tensors.len());
     for (i, t) in tensors.iter().enumerate() {
         let size = call(py, t, Method::Size).map_err(|e| check_strided(t, i).err().unwrap_or(e))?;
@@ -372,33 +405,129 @@ fn read_group<'py>(
             ExprField::Int(v) => Some(v),
             ExprField::Text(_) => None,
         });
-        specs.push(TensorSpec {
-            source: sources.map(|s| s[i].clone()),
+        read.push(Fields {
             sizes,
             strides,
-            storage_offset: offset,
+            offset,
             itemsize: call(py, t, Method::ElementSize)?.extract()?,
         });
     }
-    let case = OverlapCase {
-        id: "compute_overlapping_tensors".into(),
-        symbols: syms.docs,
-        assumptions: Vec::new(),
-        tensors: specs,
-        expect: None,
-    };
+    let names = (0..tensors.len())
+        .map(|i| sources.map_or_else(|| format!("tensors[{i}]"), |s| s[i].clone()))
+        .collect();
     Ok(ReadGroup {
-        case,
+        decls: syms.decls,
+        tensors: read,
+        names,
         offsets,
         symbolic,
     })
 }
 
-/// Analyzer options for `case`: proved with `prove` when it has symbols
+/// An engine error about member `i`'s `field` (`tensors[i].sizes[0]`).
+fn member_error(i: usize, field: symalias::layout::Field, message: String) -> EngineInputError {
+    let name = field.name();
+    let path = if name.is_empty() {
+        format!("tensors[{i}]")
+    } else {
+        format!("tensors[{i}].{name}")
+    };
+    EngineInputError::field(path, message)
+}
+
+impl From<GroupError> for Located {
+    fn from(e: GroupError) -> Located {
+        Located(member_error(e.member, e.error.field(), e.error.to_string()))
+    }
+}
+
+/// An engine error, located in the group (the `?` target of [`load`]).
+struct Located(EngineInputError);
+
+impl From<EngineInputError> for Located {
+    fn from(e: EngineInputError) -> Located {
+        Located(e)
+    }
+}
+
+/// The int of a field, if it is one.
+fn int(f: &ExprField) -> Option<i64> {
+    match f {
+        ExprField::Int(v) => Some(*v),
+        ExprField::Text(_) => None,
+    }
+}
+
+/// Checks each tensor's itemsize (at least 1 byte).
+fn check_itemsizes(read: &ReadGroup) -> Result<(), Located> {
+    for (i, t) in read.tensors.iter().enumerate() {
+        if t.itemsize < 1 {
+            return Err(Located(EngineInputError::field(
+                format!("tensors[{i}].itemsize"),
+                format!("itemsize must be at least 1, found {}", t.itemsize),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The views of a group read from tensors when every field is an int,
+/// validated (None when some field is symbolic).
+fn load_views(read: &ReadGroup) -> Result<Option<Vec<View>>, Located> {
+    let mut views = Vec::with_capacity(read.tensors.len());
+    for (i, t) in read.tensors.iter().enumerate() {
+        let (Some(sizes), Some(strides), Some(offset)) = (
+            t.sizes.iter().map(int).collect::<Option<Vec<i64>>>(),
+            t.strides.iter().map(int).collect::<Option<Vec<i64>>>(),
+            int(&t.offset),
+        ) else {
+            return Ok(None);
+        };
+        let view = View {
+            sizes,
+            strides,
+            offset,
+            itemsize: t.itemsize,
+        };
+        view.validate()
+            .map_err(|e| member_error(i, e.field(), e.to_string()))?;
+        views.push(view);
+    }
+    Ok(Some(views))
+}
+
+/// A group read from tensors loaded for the engine: its symbols declared
+/// into a scope (in name order) and its fields parsed straight into the
+/// scope's pool.
+fn load_group(read: &ReadGroup) -> Result<(Scope, Group), Located> {
+    let mut scope = Scope::new();
+    for (name, decl) in &read.decls {
+        scope
+            .env
+            .declare(&mut scope.pool, decl)
+            .map_err(|e| EngineInputError::field(format!("symbols.{name}"), e.to_string()))?;
+    }
+    let mut group = Group {
+        id: ID.into(),
+        members: Vec::with_capacity(read.tensors.len()),
+    };
+    for (i, (t, name)) in read.tensors.iter().zip(&read.names).enumerate() {
+        let prefix = format!("tensors[{i}]");
+        let fields = (&t.sizes[..], &t.strides[..], &t.offset, t.itemsize);
+        let layout = load_layout(&mut scope, &prefix, fields)?;
+        group.members.push(Member {
+            source: name.clone(),
+            layout,
+        });
+    }
+    Ok((scope, group))
+}
+
+/// Analyzer options for `read`: proved with `prove` when it has symbols
 /// (else not simplified either: values at the hints do not depend on the
 /// written form), within `time_limit_ms` when given.
-fn options(case: &OverlapCase, prove: bool, time_limit_ms: Option<u64>) -> AnalyzerOptions {
-    let prove = prove && !case.symbols.is_empty();
+fn options(read: &ReadGroup, prove: bool, time_limit_ms: Option<u64>) -> AnalyzerOptions {
+    let prove = prove && !read.decls.is_empty();
     let mut opts = AnalyzerOptions {
         prove,
         ..AnalyzerOptions::default()
@@ -410,6 +539,33 @@ fn options(case: &OverlapCase, prove: bool, time_limit_ms: Option<u64>) -> Analy
         opts.proof.time_limit = std::time::Duration::from_millis(ms);
     }
     opts
+}
+
+/// The report of a group read from tensors, and the scope it lives in: the
+/// concrete road (`Analyzer::overlap_views`) when every field is an int.
+fn analyze(
+    read: &ReadGroup,
+    prove: bool,
+    time_limit_ms: Option<u64>,
+) -> Result<(OverlapReport, Scope), Located> {
+    check_itemsizes(read)?;
+    let mut analyzer = Analyzer::new(options(read, prove, time_limit_ms));
+    if let Some(views) = load_views(read)? {
+        let source = |i: usize| read.names[i].clone();
+        return Ok((analyzer.overlap_views(ID, &views, &source), Scope::new()));
+    }
+    let (mut scope, group) = load_group(read)?;
+    let report = analyzer.overlap(&mut scope, &group)?;
+    Ok((report, scope))
+}
+
+/// Whether a group read from tensors is pairwise disjoint for every
+/// allowed shape (`Analyzer::disjoint`).
+fn disjoint(read: &ReadGroup, time_limit_ms: Option<u64>) -> Result<Disjointness, Located> {
+    check_itemsizes(read)?;
+    let mut analyzer = Analyzer::new(options(read, true, time_limit_ms));
+    let (mut scope, group) = load_group(read)?;
+    Ok(analyzer.disjoint(&mut scope, &group)?)
 }
 
 /// Decides one storage group of torch tensors (`sources`: their names in
@@ -448,14 +604,13 @@ pub fn decide(
         sources: true,
     };
     let read = read_group(py, &tensors, Some(&sources), opts)?;
-    let case = read.case;
-    let result = on_large_stack(py, move || {
-        let opts = options(&case, prove, time_limit_ms);
-        run_overlap_case(&case, &mut Analyzer::new(opts), false)
-    })?
-    .map_err(input_error)?;
+    let start = std::time::Instant::now();
+    let (report, scope) = on_large_stack(py, || analyze(&read, prove, time_limit_ms))?
+        .map_err(|Located(e)| input_error(e))?;
     Ok(PyDecision {
-        result,
+        report,
+        scope,
+        micros: start.elapsed().as_micros() as u64,
         offsets: read.offsets,
         symbolic: read.symbolic,
         names: sources,
@@ -489,12 +644,9 @@ pub fn overlapping_for_all_shapes(
         unbacked: true,
         sources: false,
     };
-    let case = read_group(py, &tensors, None, opts)?.case;
-    let answer = on_large_stack(py, move || {
-        let opts = options(&case, true, time_limit_ms);
-        run_disjoint_case(&case, &mut Analyzer::new(opts))
-    })?
-    .map_err(input_error)?;
+    let read = read_group(py, &tensors, None, opts)?;
+    let answer = on_large_stack(py, || disjoint(&read, time_limit_ms))?
+        .map_err(|Located(e)| input_error(e))?;
     Ok(match answer {
         Disjointness::Proved => Vec::new(),
         Disjointness::OverlapsAtHints | Disjointness::Unknown => (0..tensors.len()).collect(),

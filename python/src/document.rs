@@ -4,7 +4,8 @@
 //! the engine's located error (`io::InputError`: the case's `id` and the
 //! field path, from `serde_path_to_error` over pythonize's `Depythonizer`),
 //! and a float JSON cannot carry (NaN, ±inf) is named as such, wherever it
-//! stands.
+//! stands. A pickled `PartitionCheck` carries its guards as JSON text too
+//! (`guards_text`, `guards_from_text`): the other document at this edge.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
@@ -112,4 +113,19 @@ fn not_finite(doc: &Bound<'_, PyAny>, path: String, depth: usize) -> Option<(Str
         .iter()
         .enumerate()
         .find_map(|(i, v)| not_finite(v, format!("{path}[{i}]"), depth - 1))
+}
+
+/// A document's JSON text (what `json()` methods return).
+pub(crate) fn text<T: serde::Serialize>(doc: &T) -> String {
+    crate::to_json(doc)
+}
+
+/// A check's guards as the JSON text it pickles as.
+pub(crate) fn guards_text(guards: &[symalias::io::GuardDoc]) -> String {
+    text(&guards)
+}
+
+/// The guards of a pickled check's JSON text; the error names `field`.
+pub(crate) fn guards_from_text(text: &str, field: &str) -> PyResult<Vec<symalias::io::GuardDoc>> {
+    serde_json::from_str(text).map_err(|e| crate::error::at_field(field, e))
 }

@@ -495,9 +495,19 @@ pub struct PyProgramResult {
 }
 
 impl PyProgramResult {
-    /// The typed result of a result document.
+    /// The typed result of a result document, built from the document
+    /// itself (its guards and symbols moved, the rest as the getters'
+    /// values; its text printed once, for `json()` and pickling).
     pub(crate) fn new(doc: symalias::io::ProgramResult) -> PyResult<Self> {
-        PyProgramResult::from_json(crate::to_json(&doc))
+        let value = serde_json::to_value(&doc).map_err(|e| error::at_field("result", e))?;
+        let guards = guards_of(&doc.guards)?;
+        Ok(PyProgramResult {
+            json: crate::to_json(&doc),
+            value,
+            guard_docs: doc.guards,
+            symbols: doc.symbols,
+            guards,
+        })
     }
 
     /// The typed result of a result document's text.

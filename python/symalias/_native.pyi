@@ -301,14 +301,22 @@ class OneStorageCheck(_MembersCheck):
 
 @final
 class PartitionCheck:
-    """Which members of one storage group overlap, as ``guards`` (a JSON
-    list of guards, e.g. ``Decision.partition_guards_json()``) states it;
-    ``merged``: they must also share one storage; ``symbolic``: whole
+    """Which members of one storage group overlap, as ``decision`` (a
+    ``Decision``: its partition guards, taken as they are) or ``guards``
+    (their JSON text, what a pickled check carries) states it -- one of the
+    two; ``merged``: they must also share one storage; ``symbolic``: whole
     layouts are read and memoised; ``names``: the members' sources, as the
     guards name them."""
 
     def __new__(
-        cls, *, members: Sequence[int], merged: bool, symbolic: bool, names: Sequence[str], guards: str
+        cls,
+        *,
+        members: Sequence[int],
+        merged: bool,
+        symbolic: bool,
+        names: Sequence[str],
+        decision: Decision | None = None,
+        guards: str | None = None,
     ) -> PartitionCheck: ...
     @property
     def members(self) -> list[int]: ...
@@ -433,9 +441,6 @@ class Decision:
         """The engine's time (loading and analysis)."""
     def json(self) -> str:
         """The result line (FORMATS.md §3) as JSON text."""
-    def partition_guards_json(self) -> str:
-        """The partition it states, as the JSON list of guards a
-        ``PartitionCheck`` takes."""
     def result(self) -> OverlapResult:
         """The whole typed result (pairs, witnesses, guards), built natively."""
 

@@ -97,6 +97,33 @@ def test_partition_fact_follows_its_guard_and_memo():
         assert not check({}, x[0:5], torch.zeros(20)[4:9])
 
 
+def test_partition_check_takes_the_decision_as_it_is():
+    """``PartitionCheck(decision=...)`` takes a ``Decision``'s partition
+    guards as they are (no JSON between them): it checks what the one made
+    from the same guards' text checks, pickles to that text, and the two
+    ways of giving the guards exclude each other."""
+    import pickle
+
+    x = torch.zeros(20)
+    names = ["L['a']", "L['b']", "L['c']"]
+    decision = _native.decide([x[0:5], x[5:10], x[9:14]], names)
+    assert decision.overlapping == [1, 2]
+    typed = _native.PartitionCheck(members=[0, 1, 2], merged=False, symbolic=False, names=names, decision=decision)
+    text = _native.PartitionCheck(members=[0, 1, 2], merged=False, symbolic=False, names=names, guards=typed.guards)
+    assert json.loads(typed.guards) == [
+        {"kind": "storage_overlap", "overlapping": ["L['b']", "L['c']"], "non_overlapping": ["L['a']"]}
+    ]
+    again = pickle.loads(pickle.dumps(typed))
+    calls = [(x[0:5], x[5:10], x[9:14]), (x[0:5], x[4:9], x[9:14]), (x[0:5], x[6:11], x[12:17])]
+    for check in (typed, text, again):
+        frame = _native.FrameCheck([None, None, None], [check])
+        assert [frame({}, *c) for c in calls] == [True, False, False]
+    with pytest.raises(_native.InputError, match=r"PartitionCheck.decision"):
+        _native.PartitionCheck(members=[0], merged=False, symbolic=False, names=["a"], decision=decision, guards="[]")
+    with pytest.raises(_native.InputError, match=r"PartitionCheck.decision"):
+        _native.PartitionCheck(members=[0], merged=False, symbolic=False, names=["a"])
+
+
 def test_counters_count_every_call_and_its_time():
     _native.reset_check_counters()
     ts = [torch.zeros(2), torch.zeros(2)]

@@ -24,7 +24,7 @@ pub enum Invariance {
 
 impl Invariance {
     /// FORMATS §3 `invariant`: `true`, `false` or `null`.
-    pub(crate) fn as_option(self) -> Option<bool> {
+    pub fn as_option(self) -> Option<bool> {
         match self {
             Invariance::Proved => Some(true),
             Invariance::Refuted => Some(false),

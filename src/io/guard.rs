@@ -65,7 +65,7 @@ pub enum GuardKindDoc {
 
 impl GuardDoc {
     /// The JSON form of `g`, whose expressions are in `pool`.
-    pub(crate) fn from_guard(pool: &ExprPool, g: &Guard) -> GuardDoc {
+    pub fn from_guard(pool: &ExprPool, g: &Guard) -> GuardDoc {
         let text = |e| pool.display(e).to_string();
         let texts = |xs: &[crate::expr::ExprId]| xs.iter().map(|&e| text(e)).collect::<Vec<_>>();
         let kind = match &g.kind {

@@ -20,8 +20,8 @@ pub(crate) use error::abbrev;
 pub use error::InputError;
 pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc};
 pub use jsonl::{parse_line, JsonLine};
-pub use load::{load_env, load_expr};
-pub use overlap_case::{run_disjoint_case, run_overlap_case};
+pub use load::{load_env, load_expr, load_layout, LayoutFields};
+pub use overlap_case::{overlap_result_of, run_disjoint_case, run_overlap_case};
 pub use program::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,
     MetaDoc, OutputInfoDoc, ProgramDoc, ProgramResult, SyntheticDoc, TangentDoc, TensorDoc,

@@ -174,17 +174,59 @@ fn overlap_result(
     r: OverlapReport,
     no_timing: bool,
 ) -> OverlapResult {
-    let symbols = if r.has_shape_guards() {
+    let symbols = || {
         case.symbols
             .iter()
             .filter_map(|(name, spec)| spec.source.clone().map(|src| (name.clone(), src)))
             .collect()
+    };
+    result_doc(&case.id, pool, &symbols, r, no_timing)
+}
+
+/// The §3 result of a report that an embedder made on a group it built
+/// itself in `scope` (no case document): the guards printed from the
+/// scope's pool, symbols' sources from its environment, `micros` the
+/// report's own time.
+///
+/// ```
+/// use symalias::{parse, Analyzer, Group, Layout, Member, Scope, SymbolDecl};
+/// use symalias::io::overlap_result_of;
+/// let mut scope = Scope::new();
+/// let s = SymbolDecl::new("s").hint(4).min(2).source("L['x'].size()[0]");
+/// scope.env.declare(&mut scope.pool, &s).unwrap();
+/// let mut e = |t: &str| parse(&mut scope.pool, t).unwrap();
+/// let (one, s, zero) = (e("1"), e("s"), e("0"));
+/// let layout = |offset| Layout { sizes: vec![s], strides: vec![one], offset, itemsize: 4 };
+/// let members = vec![
+///     Member { source: "L['a']".into(), layout: layout(zero) },
+///     Member { source: "L['b']".into(), layout: layout(s) },
+/// ];
+/// let group = Group { id: "halves".into(), members };
+/// let report = Analyzer::default().overlap(&mut scope, &group).unwrap();
+/// let doc = overlap_result_of("halves", &scope, report);
+/// assert_eq!((doc.overlapping.len(), doc.invariant), (0, Some(true)));
+/// ```
+pub fn overlap_result_of(id: &str, scope: &Scope, report: OverlapReport) -> OverlapResult {
+    result_doc(id, &scope.pool, &|| scope.sources(), report, false)
+}
+
+/// The §3 result of a report; `symbols` gives the symbols' sources (asked
+/// only when a shape guard needs them).
+fn result_doc(
+    id: &str,
+    pool: &ExprPool,
+    symbols: &dyn Fn() -> BTreeMap<String, String>,
+    r: OverlapReport,
+    no_timing: bool,
+) -> OverlapResult {
+    let symbols = if r.has_shape_guards() {
+        symbols()
     } else {
         BTreeMap::new()
     };
     let (self_overlapping, self_overlap) = (self_overlapping(&r), self_overlap_results(&r));
     OverlapResult {
-        id: case.id.clone(),
+        id: id.to_string(),
         invariant: r.invariance.as_option(),
         guards: r
             .guards

@@ -355,7 +355,7 @@ class PartitionFact:
             merged=self.merged,
             symbolic=self.symbolic,
             names=self.names,
-            guards=decision.partition_guards_json(),
+            decision=decision,
         )
 
 
