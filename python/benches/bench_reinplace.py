@@ -1,5 +1,5 @@
 """Inductor's reinplace pass, stock torch against ``symalias.torch.install()``,
-in one process, on the frames of ``python/tests/reinplace_frames.py``.
+in one process, on the frames of ``python/tests/support/reinplace_frames.py``.
 
 Per frame and configuration (static, then dynamic shapes; compile caches
 off so the pass runs every time): torch's missed-reinplace counters, the
@@ -29,7 +29,7 @@ os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
 import torch
 from torch._dynamo.utils import ReinplaceCounters
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "support"))
 import reinplace_frames as rf
 
 import symalias.torch as st

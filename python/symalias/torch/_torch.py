@@ -10,7 +10,7 @@ moved, never a half-installed symalias or a silent default at compile time.
 The rest of the package reaches torch internals only through this module's
 functions (``storage_id``, ``autograd_base``, ``tracing_context``, the
 config patches, ...; the gateway section below), and
-``python/tests/test_torch_hooks.py`` keeps it so: a scan of the package
+``python/tests/torch/test_torch_hooks.py`` keeps it so: a scan of the package
 fails on any private torch read outside this module, every private name
 read is listed here, and each listed name is removed in turn to see
 ``install()`` refuse with a ``HookError`` naming it. What replaces each

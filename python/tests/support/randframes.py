@@ -26,7 +26,7 @@ call whose arrangement makes eager raise is not compared).
 Used by ``test_torch_random.py`` (a fixed smoke set in CI) and as a script
 for long runs, installed or stock::
 
-    python python/tests/randframes.py --seeds 0:2000 [--stock] [--jobs 2]
+    python python/tests/support/randframes.py --seeds 0:2000 [--stock] [--jobs 2]
 
 which prints one line per frame that is not right, and a summary by
 outcome and by pattern.

@@ -393,7 +393,7 @@ def test_no_call_copies_the_buffer(fresh_torch, backend):
     import pathlib
     import sys
 
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benches"))
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benches"))
     import bench_decode as bd
 
     inputs = [

@@ -13,7 +13,7 @@ import pytest
 
 import symalias
 
-REPRO = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "repro"
+REPRO = pathlib.Path(__file__).resolve().parents[3] / "tests" / "data" / "repro"
 
 
 def rss_mb():

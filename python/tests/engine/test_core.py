@@ -18,7 +18,7 @@ import pytest
 import symalias
 from symalias import Symbol, TensorLayout
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def footprint(sizes, strides, offset, itemsize=1):
@@ -327,7 +327,7 @@ def test_the_binding_imports_nothing_from_the_package():
     import pathlib
     import re
 
-    src = pathlib.Path(__file__).parents[1] / "src"
+    src = pathlib.Path(__file__).parents[2] / "src"
     imported = set()
     for path in src.glob("*.rs"):
         imported |= set(re.findall(r'\.import\("([^"]+)"\)', path.read_text()))

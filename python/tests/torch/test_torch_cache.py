@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-CHILD = pathlib.Path(__file__).with_name("cache_child.py")
+CHILD = pathlib.Path(__file__).parents[1] / "support" / "cache_child.py"
 
 
 def run(cache_dir, *, install, backend, dynamic, calls, load=None, save=None):

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 torch = pytest.importorskip("torch")
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "support"))
 import reinplace_frames as rf
 import torch._inductor.fx_passes.reinplace as R
 from torch._subclasses.fake_tensor import FakeTensorMode

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 torch = pytest.importorskip("torch")
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "support"))
 import randframes as rf
 
 import symalias.torch as st

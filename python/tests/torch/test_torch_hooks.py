@@ -87,7 +87,7 @@ def _private_torch_names() -> dict[str, set[str]]:
     import ast
     import pathlib
 
-    pkg = pathlib.Path(__file__).parents[1] / "symalias" / "torch"
+    pkg = pathlib.Path(__file__).parents[2] / "symalias" / "torch"
     found: dict[str, set[str]] = {}
     for path in [*pkg.glob("*.py"), pkg.parent / "__init__.py", pkg.parent / "_tensors.py"]:
         chains: set[str] = set()
@@ -124,7 +124,7 @@ def test_the_names_read_are_the_names_checked():
         # A public attribute of a checked module (``config.patch``).
         covered = covered or any(name.startswith(m + ".") and not name[len(m) + 1 :].startswith("_") for m in modules)
         assert covered, f"{name} (read in {sorted(files)}) is not checked at install(): add it to _torch.READS"
-    root = pathlib.Path(__file__).parents[1]
+    root = pathlib.Path(__file__).parents[2]
     readers = [*root.joinpath("symalias").rglob("*.py"), *root.joinpath("src").glob("*.rs")]
 
     def code(p):
@@ -158,7 +158,7 @@ def test_every_hook_point_has_its_wrapper():
     assert all(callable(w) for w in _hooks.WRAPPERS.values())
 
 
-PACKAGE = pathlib.Path(__file__).parents[1] / "symalias"
+PACKAGE = pathlib.Path(__file__).parents[2] / "symalias"
 
 
 def _own_names() -> set[str]:

@@ -25,7 +25,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-CHILD = os.path.join(os.path.dirname(__file__), "artifact_child.py")
+CHILD = os.path.join(os.path.dirname(__file__), os.pardir, "support", "artifact_child.py")
 
 
 def child(*argv, cache_dir=None):

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-ROOT = pathlib.Path(__file__).parents[1]
+ROOT = pathlib.Path(__file__).parents[2]
 #: The decide/check path of the binding, and of the package.
 RUST = ["decide.rs", "checks.rs", "check_kinds.rs", "tensors.rs"]
 PYTHON = ["torch/_decision.py", "torch/_guards.py", "torch/_compile.py", "torch/_reinplace.py", "torch/_hop.py"]
