@@ -36,7 +36,7 @@ pub use program::{
     GraphNames, Input, InputKind, MergeOption, Output, Program, ProgramOptions, Tensor,
 };
 pub use report::{
-    GroupReport, Invariance, OverlapReport, PairReport, ProgramReport, SelfOverlapReport,
+    Invariance, OverlapReport, PairReport, ProgramReport, SelfOverlapReport, StorageGroupReport,
     SyntheticReport,
 };
 

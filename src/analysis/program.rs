@@ -5,7 +5,7 @@
 
 use super::error::{CompileError, ProgramError};
 use super::group::{simplified_env, Group, Member};
-use super::report::{GroupReport, ProgramReport, SyntheticReport};
+use super::report::{ProgramReport, StorageGroupReport, SyntheticReport};
 use super::{Analyzer, Scope};
 use crate::aot::dedupe::{self, Dedupe, Strategy};
 use crate::aot::index::{DedupedIdx, OuterIdx};
@@ -532,7 +532,7 @@ struct GroupAsker<'a> {
     kept: &'a [usize],
     deadline: Instant,
     env: Option<Env>,
-    groups: Vec<GroupReport>,
+    groups: Vec<StorageGroupReport>,
     /// The first bad layout met (the program is bad input).
     bad: Option<ProgramError>,
 }
@@ -581,7 +581,7 @@ impl GroupAsker<'_> {
                     .as_ref()
                     .map(|t| t.storage.clone())
                     .unwrap_or_default();
-                self.groups.push(GroupReport {
+                self.groups.push(StorageGroupReport {
                     storage,
                     inputs: outer,
                     report: r,
@@ -703,7 +703,7 @@ impl Analyzer {
         p: &mut Program,
         kept: &[usize],
         sb: Option<&synthetic::SyntheticBases>,
-        groups: &[GroupReport],
+        groups: &[StorageGroupReport],
     ) -> Vec<crate::guards::Guard> {
         let merged_outer: Vec<usize> = sb
             .map(|sb| {

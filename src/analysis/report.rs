@@ -106,7 +106,7 @@ impl OverlapReport {
 
 /// The overlap answer of one storage group of a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GroupReport {
+pub struct StorageGroupReport {
     /// The storage.
     pub storage: String,
     /// Its members, as program input positions.
@@ -132,7 +132,7 @@ pub struct ProgramReport {
     /// Duplicate-input removal.
     pub dedupe: Dedupe,
     /// The storage groups asked about overlap, in asking order.
-    pub groups: Vec<GroupReport>,
+    pub groups: Vec<StorageGroupReport>,
     /// Synthetic bases, when the pass ran and succeeded.
     pub synthetic: Option<SyntheticReport>,
     /// Metadata over the deduped inputs.

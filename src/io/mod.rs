@@ -12,7 +12,7 @@ mod guard;
 mod jsonl;
 mod load;
 mod overlap_case;
-mod program;
+mod program_doc;
 mod types;
 
 #[cfg(feature = "cli")]
@@ -22,7 +22,7 @@ pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc}
 pub use jsonl::{parse_line, JsonLine};
 pub use load::{load_env, load_expr, load_layout, LayoutFields};
 pub use overlap_case::{overlap_result_of, run_disjoint_case, run_overlap_case};
-pub use program::{
+pub use program_doc::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,
     MetaDoc, OutputInfoDoc, ProgramDoc, ProgramResult, SyntheticDoc, TangentDoc, TensorDoc,
 };

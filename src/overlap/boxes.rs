@@ -13,8 +13,8 @@
 //! candidate pairs) rather than O(k²).
 
 use super::footprint::Footprint;
-use super::group::{ListedPair, PairSink};
 use super::pair::{Verdict, Witness};
+use super::sweep::{ListedPair, PairSink};
 use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};

@@ -12,12 +12,12 @@ mod diophantine;
 mod domain;
 mod encode;
 mod footprint;
-mod group;
 mod internal;
 mod pair;
 mod proof;
+mod sweep;
 
-internal! { pub use group::{components, GroupAnswer, ListedPair, PAIR_LIST_CAP}; }
+internal! { pub use sweep::{components, GroupAnswer, ListedPair, PAIR_LIST_CAP}; }
 pub use internal::internal_overlap;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub(crate) use proof::{disjoint_by_extents, prove_case};
@@ -78,5 +78,5 @@ fn analyze_refs(views: &[ViewRef], budget: u64, listed_pairs: usize) -> GroupAns
         .iter()
         .map(|&v| footprint::Footprint::new(v, bytes))
         .collect();
-    group::analyze_group(&fps, budget, listed_pairs)
+    sweep::analyze_group(&fps, budget, listed_pairs)
 }

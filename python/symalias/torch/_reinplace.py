@@ -29,11 +29,11 @@ as torch's):
   storage group whose partition symalias's own run-time check holds for
   this graph (``Compile.disjoint_layouts``) are disjoint on every call
   that runs it, proved or not.
-* ``get_node_storage`` -> a ``Footprint``: torch's storage key (hashed
+* ``get_node_storage`` -> a ``NodeStorage``: torch's storage key (hashed
   and compared as torch's, so the pass's per-storage buckets and
   same-storage tests are unchanged) carrying the node's fake tensor.
-* ``OrderedSet`` -> ``FootprintSet``: torch's ordered set, except that a
-  ``Footprint`` is "in" it when it overlaps one already added. That makes
+* ``OrderedSet`` -> ``OverlapSet``: torch's ordered set, except that a
+  ``NodeStorage`` is "in" it when it overlaps one already added. That makes
   (2) "a reinplaced argument overlaps this one" and (3) "two tensors of the
   list overlap", which is what the TODOs ask for.
 
@@ -129,11 +129,11 @@ def _held_disjoint(ka: tuple[Any, ...], kb: tuple[Any, ...]) -> bool:
     return ka != kb and any(ka in s and kb in s for s in c.disjoint_layouts)
 
 
-class Footprint:
+class NodeStorage:
     """A node's storage key while the pass runs: torch's key (``storage``),
     with the node's fake tensor (``val``). Hashed and compared as the key
     alone, so torch's buckets and same-storage tests are unchanged; only a
-    ``FootprintSet`` looks at the bytes."""
+    ``OverlapSet`` looks at the bytes."""
 
     __slots__ = ("storage", "val")
 
@@ -145,9 +145,9 @@ class Footprint:
         return hash(self.storage)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Footprint) and other.storage == self.storage
+        return isinstance(other, NodeStorage) and other.storage == self.storage
 
-    def overlaps(self, other: Footprint) -> bool:
+    def overlaps(self, other: NodeStorage) -> bool:
         """Whether the two views may share a byte (for some allowed shape)."""
         if other.storage != self.storage:
             return False
@@ -156,33 +156,33 @@ class Footprint:
         return bool(overlapping([self.val, other.val]))
 
     def __repr__(self) -> str:
-        return f"Footprint({self.storage})"
+        return f"NodeStorage({self.storage})"
 
 
-class FootprintSet:
+class OverlapSet:
     """torch's ``OrderedSet`` inside the pass: insertion-ordered, and a
-    ``Footprint`` is a member when it overlaps a footprint already added
+    ``NodeStorage`` is a member when it overlaps a footprint already added
     (adding one that does is a no-op). Other items are plain members."""
 
-    def __class_getitem__(cls, item: Any) -> type[FootprintSet]:
+    def __class_getitem__(cls, item: Any) -> type[OverlapSet]:
         return cls
 
     def __init__(self, iterable: Iterable[Any] | None = None) -> None:
         self._plain: dict[Any, None] = {}
-        self._prints: list[Footprint] = []
+        self._prints: list[NodeStorage] = []
         for x in iterable or ():
             self.add(x)
 
     def add(self, x: Any) -> None:
         """Adds ``x`` unless it is (or, for a footprint, overlaps) a member."""
-        if isinstance(x, Footprint):
+        if isinstance(x, NodeStorage):
             if x not in self:
                 self._prints.append(x)
         else:
             self._plain[x] = None
 
     def __contains__(self, x: object) -> bool:
-        if isinstance(x, Footprint):
+        if isinstance(x, NodeStorage):
             return any(x.overlaps(p) for p in self._prints)
         return x in self._plain
 
@@ -216,20 +216,20 @@ def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def wrap_get_node_storage(orig: Callable[..., Any]) -> Callable[..., Any]:
-    """``get_node_storage``: a ``Footprint`` while the pass runs."""
+    """``get_node_storage``: a ``NodeStorage`` while the pass runs."""
 
     def get_node_storage(node: Any) -> Any:
         key = orig(node)
         if key is None or _active() is None:
             return key
-        return Footprint(key, node.meta["val"])
+        return NodeStorage(key, node.meta["val"])
 
     get_node_storage.__wrapped__ = orig  # type: ignore[attr-defined]
     return get_node_storage
 
 
 def wrap_ordered_set(orig: Any) -> Any:
-    """``OrderedSet`` in the pass's module: a ``FootprintSet`` made while the
+    """``OrderedSet`` in the pass's module: a ``OverlapSet`` made while the
     pass runs, torch's own set otherwise (``OrderedSet[T](...)`` too)."""
 
     class OrderedSet:
@@ -237,7 +237,7 @@ def wrap_ordered_set(orig: Any) -> Any:
             return cls
 
         def __new__(cls, iterable: Iterable[Any] | None = None) -> Any:
-            return FootprintSet(iterable) if _active() is not None else orig(iterable)
+            return OverlapSet(iterable) if _active() is not None else orig(iterable)
 
     OrderedSet.__wrapped__ = orig  # type: ignore[attr-defined]
     return OrderedSet

@@ -305,13 +305,13 @@ def test_native_overlapping_for_all_shapes_is_all_or_none_when_symbolic():
 
 
 def test_footprint_set_is_torch_ordered_set_for_other_items():
-    s = _reinplace.FootprintSet[int]([3, None, 3])
+    s = _reinplace.OverlapSet[int]([3, None, 3])
     s.add(4)
     assert list(s) == [3, None, 4] and len(s) == 3 and 4 in s and 5 not in s
     with FakeTensorMode():
         base = torch.empty(8)
         a, b, c = base[:4], base[4:], base[2:6]
-    fa, fb, fc = (_reinplace.Footprint(1, t) for t in (a, b, c))
+    fa, fb, fc = (_reinplace.NodeStorage(1, t) for t in (a, b, c))
     assert fa == fb and hash(fa) == hash(fb)  # torch's buckets: by storage
     st.install()
     try:
@@ -322,9 +322,9 @@ def test_footprint_set_is_torch_ordered_set_for_other_items():
         node = torch.fx.Graph().placeholder("x")
         node.meta["val"] = torch.empty(2)
         assert type(R.get_node_storage(node)) is int
-        s = _reinplace.FootprintSet([fa, fb])
+        s = _reinplace.OverlapSet([fa, fb])
         assert len(s) == 2 and fc in s
-        s2 = _reinplace.FootprintSet([fa, fc])
+        s2 = _reinplace.OverlapSet([fa, fc])
         assert len(s2) == 1
     finally:
         st.uninstall()
