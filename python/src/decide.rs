@@ -23,7 +23,7 @@ use symalias::analysis::{
 use symalias::env::SymbolDecl;
 use symalias::guards::GuardKind;
 use symalias::io::{
-    load_layout, overlap_result_of, ExprField, GuardDoc, GuardKindDoc,
+    concrete_view, load_layout, overlap_result_of, tensor_error, ExprField, GuardDoc, GuardKindDoc,
     InputError as EngineInputError,
 };
 use symalias::layout::View;
@@ -424,20 +424,9 @@ fn read_group<'py>(
     })
 }
 
-/// An engine error about member `i`'s `field` (`tensors[i].sizes[0]`).
-fn member_error(i: usize, field: symalias::layout::Field, message: String) -> EngineInputError {
-    let name = field.name();
-    let path = if name.is_empty() {
-        format!("tensors[{i}]")
-    } else {
-        format!("tensors[{i}].{name}")
-    };
-    EngineInputError::field(path, message)
-}
-
 impl From<GroupError> for Located {
     fn from(e: GroupError) -> Located {
-        Located(member_error(e.member, e.error.field(), e.error.to_string()))
+        Located(tensor_error(e.member, e.error.field(), e.error.to_string()))
     }
 }
 
@@ -447,14 +436,6 @@ struct Located(EngineInputError);
 impl From<EngineInputError> for Located {
     fn from(e: EngineInputError) -> Located {
         Located(e)
-    }
-}
-
-/// The int of a field, if it is one.
-fn int(f: &ExprField) -> Option<i64> {
-    match f {
-        ExprField::Int(v) => Some(*v),
-        ExprField::Text(_) => None,
     }
 }
 
@@ -476,22 +457,11 @@ fn check_itemsizes(read: &ReadGroup) -> Result<(), Located> {
 fn load_views(read: &ReadGroup) -> Result<Option<Vec<View>>, Located> {
     let mut views = Vec::with_capacity(read.tensors.len());
     for (i, t) in read.tensors.iter().enumerate() {
-        let (Some(sizes), Some(strides), Some(offset)) = (
-            t.sizes.iter().map(int).collect::<Option<Vec<i64>>>(),
-            t.strides.iter().map(int).collect::<Option<Vec<i64>>>(),
-            int(&t.offset),
-        ) else {
-            return Ok(None);
-        };
-        let view = View {
-            sizes,
-            strides,
-            offset,
-            itemsize: t.itemsize,
-        };
-        view.validate()
-            .map_err(|e| member_error(i, e.field(), e.to_string()))?;
-        views.push(view);
+        let fields = (&t.sizes[..], &t.strides[..], &t.offset, t.itemsize);
+        match concrete_view(i, fields)? {
+            Some(view) => views.push(view),
+            None => return Ok(None),
+        }
     }
     Ok(Some(views))
 }

@@ -21,7 +21,9 @@ pub use error::InputError;
 pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc};
 pub use jsonl::{parse_line, JsonLine};
 pub use load::{load_env, load_expr, load_layout, LayoutFields};
-pub use overlap_case::{overlap_result_of, run_disjoint_case, run_overlap_case};
+pub use overlap_case::{
+    concrete_view, overlap_result_of, run_disjoint_case, run_overlap_case, tensor_error,
+};
 pub use program_doc::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,
     MetaDoc, OutputInfoDoc, ProgramDoc, ProgramResult, SyntheticDoc, TangentDoc, TensorDoc,

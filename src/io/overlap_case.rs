@@ -5,7 +5,7 @@
 
 use super::error::InputError;
 use super::guard::GuardDoc;
-use super::load::{load_env, load_layout};
+use super::load::{load_env, load_layout, LayoutFields};
 use super::types::{
     ExprField, OverlapCase, OverlapResult, PairDoc, SelfOverlapResult, TensorSpec, WitnessDoc,
 };
@@ -127,8 +127,8 @@ fn check_itemsize(i: usize, t: &TensorSpec) -> Result<(), InputError> {
     Ok(())
 }
 
-/// The error of tensor `i`'s field, located.
-pub(crate) fn tensor_error(i: usize, field: Field, message: String) -> InputError {
+/// The error of tensor `i`'s field, located (`tensors[0].sizes[1]`).
+pub fn tensor_error(i: usize, field: Field, message: String) -> InputError {
     let name = field.name();
     let path = if name.is_empty() {
         format!("tensors[{i}]")
@@ -141,30 +141,42 @@ pub(crate) fn tensor_error(i: usize, field: Field, message: String) -> InputErro
 /// The views of a case whose every field is an integer literal, validated
 /// (`None` when some field is an expression).
 fn concrete_views(case: &OverlapCase) -> Result<Option<Vec<View>>, InputError> {
+    let mut views = Vec::with_capacity(case.tensors.len());
+    for (i, t) in case.tensors.iter().enumerate() {
+        let fields = (&t.sizes[..], &t.strides[..], &t.storage_offset, t.itemsize);
+        match concrete_view(i, fields)? {
+            Some(view) => views.push(view),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(views))
+}
+
+/// Tensor `i`'s view when every layout field is an integer literal,
+/// validated (errors name `tensors[i]`'s field); `None` when some field is
+/// an expression. What an embedder's concrete short road loads.
+pub fn concrete_view(i: usize, fields: LayoutFields) -> Result<Option<View>, InputError> {
+    let (sizes, strides, offset, itemsize) = fields;
     let int = |f: &ExprField| match f {
         ExprField::Int(v) => Some(*v),
         ExprField::Text(_) => None,
     };
-    let mut views = Vec::with_capacity(case.tensors.len());
-    for (i, t) in case.tensors.iter().enumerate() {
-        let (Some(sizes), Some(strides), Some(offset)) = (
-            t.sizes.iter().map(int).collect::<Option<Vec<i64>>>(),
-            t.strides.iter().map(int).collect::<Option<Vec<i64>>>(),
-            int(&t.storage_offset),
-        ) else {
-            return Ok(None);
-        };
-        let view = View {
-            sizes,
-            strides,
-            offset,
-            itemsize: t.itemsize,
-        };
-        view.validate()
-            .map_err(|e| tensor_error(i, crate::layout::field_of(&e), e.to_string()))?;
-        views.push(view);
-    }
-    Ok(Some(views))
+    let (Some(sizes), Some(strides), Some(offset)) = (
+        sizes.iter().map(int).collect::<Option<Vec<i64>>>(),
+        strides.iter().map(int).collect::<Option<Vec<i64>>>(),
+        int(offset),
+    ) else {
+        return Ok(None);
+    };
+    let view = View {
+        sizes,
+        strides,
+        offset,
+        itemsize,
+    };
+    view.validate()
+        .map_err(|e| tensor_error(i, crate::layout::field_of(&e), e.to_string()))?;
+    Ok(Some(view))
 }
 
 /// The §3 result line of a report.

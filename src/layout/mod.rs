@@ -101,13 +101,6 @@ impl LayoutError {
     }
 }
 
-impl ViewError {
-    /// The field at fault.
-    pub fn field(&self) -> Field {
-        field_of(self)
-    }
-}
-
 /// The field a view error is about.
 pub(crate) fn field_of(error: &ViewError) -> Field {
     match *error {
