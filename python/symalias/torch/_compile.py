@@ -162,12 +162,13 @@ class Compile:
                 d.fallback,
             )
         tc = _torch.tracing_context()
-        guarded = tc is not None and d.sources is not None
-        if tc is not None and d.sources is not None:
+        # Facts need a tracing context to join and sources to name.
+        sources = d.sources if tc is not None else None
+        if sources is not None:
             # The partition first: when both fail, torch's wording is the reason.
             for fact in (d.partition, d.pin):
                 if fact.needed():
-                    self.adopt_fact(tc, d.sources, fact)
+                    self.adopt_fact(tc, sources, fact)
             if d.disjoint_layouts is not None and not self.orphan:
                 self.disjoint_layouts.append(d.disjoint_layouts)
         with lock:
@@ -180,7 +181,7 @@ class Compile:
                     invariant=d.native.invariant if (d.native is not None and d.symbolic) else None,
                     symbolic=d.symbolic,
                     decision=d.native,
-                    guard=d.partition.describe() + d.pin.describe() if guarded else [],
+                    guard=d.partition.describe() + d.pin.describe() if sources is not None else [],
                     fallback=d.fallback,
                     from_cache=d.from_cache,
                 )
@@ -196,13 +197,18 @@ class Compile:
             self.guards.install(tc, orphan=True)
 
 
-_local = threading.local()
+class _Current(threading.local):
+    """The compile in progress on this thread (None: none)."""
+
+    compile: Compile | None = None
+
+
+_local = _Current()
 
 
 def current() -> Compile | None:
     """The compile in progress on this thread, if any."""
-    c: Compile | None = getattr(_local, "compile", None)
-    return c
+    return _local.compile
 
 
 def record() -> Compile:
@@ -222,7 +228,7 @@ def end(c: Compile) -> None:
     """Closes it: every config held for it is back, the outer record current."""
     c._held.close()
     c.saved_view_replay = None
-    if getattr(_local, "compile", None) is c:
+    if _local.compile is c:
         _local.compile = c.outer
 
 

@@ -205,9 +205,10 @@ def decide(
     # Dynamo and the pins guard, are all it bakes in.)
     base = base_signature(tensors[0]) if merged and not symbolic and not byte_base else None
     layouts = None
-    if decision is not None and not from_cache and not merged and partition.needed():
+    if decision is not None and sources is not None and not from_cache and not merged and partition.needed():
         # The check holds this partition on every call of the graph: its
-        # non-overlapping members are disjoint there.
+        # non-overlapping members are disjoint there (recorded only where a
+        # check is installed, which needs the sources).
         layouts = frozenset(layout_key(tensors[i]) for i in decision.non_overlapping)
     return GroupDecision(
         names=tuple(names),

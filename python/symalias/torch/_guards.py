@@ -302,14 +302,17 @@ class PartitionFact:
         self.proof: Any = decision if (decision is not None and proved and symbolic) else None
 
     def __eq__(self, other: object) -> bool:
-        """The same fact: the same members, classification and checks."""
+        """The same fact: the same members and classification, checked the
+        same way (by a decision's guards, by a proof's, or not at all)."""
         return isinstance(other, PartitionFact) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())
 
     def _key(self) -> tuple[Any, ...]:
-        return (tuple(self.names), self.merged, self.symbolic, tuple(self.overlapping), tuple(self.describe()))
+        # What ``describe`` and the checks are made of (no native call).
+        has = (self.decision is not None, self.proof is not None)
+        return (tuple(self.names), self.merged, self.symbolic, tuple(self.overlapping), has)
 
     def needed(self) -> bool:
         # A split group in two storages stays disjoint: the one-storage

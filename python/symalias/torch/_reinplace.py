@@ -229,7 +229,7 @@ def wrap_get_node_storage(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def wrap_ordered_set(orig: Any) -> Any:
-    """``OrderedSet`` in the pass's module: a ``OverlapSet`` made while the
+    """``OrderedSet`` in the pass's module: an ``OverlapSet`` made while the
     pass runs, torch's own set otherwise (``OrderedSet[T](...)`` too)."""
 
     class OrderedSet:

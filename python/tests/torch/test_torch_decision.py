@@ -68,7 +68,7 @@ def test_decide_twice_is_equal_and_changes_nothing(name):
         _compile.end(c)
 
 
-def test_an_undecidable_group_is_a_value_too():
+def test_an_undecidable_group_is_a_value_too(caplog):
     """A group the engine cannot decide is all overlapping, its reason in
     the value; deciding it logs and counts nothing."""
     x = torch.zeros(10)
@@ -80,3 +80,4 @@ def test_an_undecidable_group_is_a_value_too():
     assert bad.fallback is not None and "DifferentStoragesError" in bad.fallback
     assert bad.overlapping == (0, 1)
     assert _state.stats.decisions == before
+    assert not [r for r in caplog.records if r.name == "symalias.torch"]
