@@ -25,13 +25,17 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "support"))
+import compile_cache
+
 CHILD = os.path.join(os.path.dirname(__file__), os.pardir, "support", "artifact_child.py")
 
 
-def child(*argv, cache_dir=None):
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir)
+def child(*argv, cache_dir):
+    """One process of ``artifact_child.py`` with the compile cache
+    ``cache_dir`` (fresh unless a test shares it; kernels shared:
+    ``support/compile_cache.py``); its JSON report."""
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(compile_cache.fresh(cache_dir)))
     out = subprocess.run(
         [sys.executable, CHILD, *argv], env=env, capture_output=True, text=True, timeout=600, check=False
     )
@@ -46,8 +50,18 @@ backends = pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 @backends
 def test_aot_compile_artifact_checks_the_aliasing_it_was_compiled_for(tmp_path, backend):
     path = str(tmp_path / "fn.bin")
-    assert child("save", "installed", backend, path, "disjoint") == {"saved": True}
-    got = child("load", "installed", backend, path, "disjoint", "overlapping", "shifted", "disjoint")
+    assert child("save", "installed", backend, path, "disjoint", cache_dir=tmp_path / "save") == {"saved": True}
+    got = child(
+        "load",
+        "installed",
+        backend,
+        path,
+        "disjoint",
+        "overlapping",
+        "shifted",
+        "disjoint",
+        cache_dir=tmp_path / "load",
+    )
     assert got["loaded"] is True
     right, refused, shifted, again = got["calls"]
     assert (right, shifted, again) == ("right", "right", "right")
@@ -57,18 +71,20 @@ def test_aot_compile_artifact_checks_the_aliasing_it_was_compiled_for(tmp_path, 
 
 def test_aot_compile_artifact_of_overlapping_inputs(tmp_path):
     path = str(tmp_path / "fn.bin")
-    assert child("save", "installed", "inductor", path, "overlapping") == {"saved": True}
-    got = child("load", "installed", "inductor", path, "overlapping", "disjoint")
+    assert child("save", "installed", "inductor", path, "overlapping", cache_dir=tmp_path / "save") == {"saved": True}
+    got = child("load", "installed", "inductor", path, "overlapping", "disjoint", cache_dir=tmp_path / "load")
     assert got["calls"][0] == "right"
     assert got["calls"][1].startswith("RuntimeError: GuardManager check failed")
 
 
 def test_stock_artifact_is_refused_with_symalias_installed(tmp_path):
     path = str(tmp_path / "fn.bin")
-    assert child("save", "stock", "inductor", path, "disjoint") == {"saved": True}
+    assert child("save", "stock", "inductor", path, "disjoint", cache_dir=tmp_path / "save") == {"saved": True}
     # What stock torch does with it: the overlapping call is wrong.
-    assert child("load", "stock", "inductor", path, "disjoint", "overlapping")["calls"] == ["right", "wrong"]
-    got = child("load", "installed", "inductor", path, "disjoint", "overlapping")
+    assert child("load", "stock", "inductor", path, "disjoint", "overlapping", cache_dir=tmp_path / "load_stock")[
+        "calls"
+    ] == ["right", "wrong"]
+    got = child("load", "installed", "inductor", path, "disjoint", "overlapping", cache_dir=tmp_path / "load")
     assert got["loaded"] is True
     for c in got["calls"]:
         assert c.startswith("RuntimeError: GuardManager check failed")
@@ -77,8 +93,8 @@ def test_stock_artifact_is_refused_with_symalias_installed(tmp_path):
 
 def test_symalias_artifact_is_refused_by_stock_torch(tmp_path):
     path = str(tmp_path / "fn.bin")
-    assert child("save", "installed", "aot_eager", path, "disjoint") == {"saved": True}
-    got = child("load", "stock", "aot_eager", path, "disjoint")
+    assert child("save", "installed", "aot_eager", path, "disjoint", cache_dir=tmp_path / "save") == {"saved": True}
+    got = child("load", "stock", "aot_eager", path, "disjoint", cache_dir=tmp_path / "load")
     assert got["loaded"].startswith("RuntimeError: Unknown GuardEnvExpr: FrameFacts")
 
 

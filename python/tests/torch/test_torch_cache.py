@@ -1,5 +1,6 @@
 """symalias with torch's compile caches ON (torch's default), across
-processes that share one cache directory -- each test its own, fresh.
+processes that share one cache directory -- each test its own, fresh
+(its compiled C++ kernels shared by the session: ``support/compile_cache.py``).
 
 ``fn(a, b): a.add_(1); return b * 2`` on views of one buffer whose aliasing
 changes while shapes and strides do not. Every call of every process is
@@ -18,6 +19,9 @@ import pytest
 
 pytest.importorskip("torch")
 
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "support"))
+import compile_cache
+
 CHILD = pathlib.Path(__file__).parents[1] / "support" / "cache_child.py"
 
 
@@ -28,7 +32,7 @@ def run(cache_dir, *, install, backend, dynamic, calls, load=None, save=None):
         plan["load"] = str(load)
     if save:
         plan["save"] = str(save)
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache_dir))
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(compile_cache.fresh(cache_dir)))
     env.pop("TORCH_COMPILE_DISABLE", None)
     out = subprocess.run(
         [sys.executable, str(CHILD), json.dumps(plan)],
@@ -167,7 +171,7 @@ def test_stock_entries_are_not_served_to_an_installed_process(tmp_path):
         "print(json.dumps({'aot': dict(counters['aot_autograd']), 'keys': st.stats.cache_keys,"
         " 'hits': st.stats.cache_hits, 'right': right, 'failures': st.stats.guard_failures}))\n"
     )
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path))
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(compile_cache.fresh(tmp_path)))
     reports = []
     for flag in ("0", "1", "1", "0"):
         out = subprocess.run([sys.executable, "-c", code, flag], env=env, capture_output=True, text=True, timeout=600)
