@@ -13,7 +13,7 @@ blocks of ``--steps`` steps): eager, compiled with ``aot_eager`` and with
 that ``aten::copy_`` and ``aten::clone`` write (outermost calls only) under
 eager and both backends against the mutated members' bytes and the
 buffer's size. The run-time wrapper itself copies nothing: the graph's
-base shares the members' bytes (``_bytes.span_alias``); what ``aot_eager``
+base shares the members' bytes (``_wrapper.span_alias``); what ``aot_eager``
 copies is its functionalized graph's scatters over the members' span and
 the write of the updated span into the base. Inductor's kernels write
 the mutated members in place (so its count is 0: no ``aten`` copy or

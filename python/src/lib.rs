@@ -32,6 +32,7 @@ mod decide;
 mod document;
 mod error;
 mod results;
+mod symints;
 mod tensors;
 
 use results::{PyOutcome, PyOverlapResult, PyProgramResult, PySimplifyResult};

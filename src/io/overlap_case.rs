@@ -6,9 +6,7 @@
 use super::error::InputError;
 use super::guard::GuardDoc;
 use super::load::{load_env, load_layout, LayoutFields};
-use super::types::{
-    ExprField, OverlapCase, OverlapResult, PairDoc, SelfOverlapResult, TensorSpec, WitnessDoc,
-};
+use super::types::{ExprField, OverlapCase, OverlapResult, PairDoc, SelfOverlapResult, WitnessDoc};
 use crate::analysis::{Analyzer, Disjointness, Group, Member, OverlapReport, Scope};
 use crate::expr::ExprPool;
 use crate::layout::{Field, View};
@@ -37,7 +35,7 @@ pub fn run_overlap_case(
     let start = std::time::Instant::now();
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
     for (i, t) in case.tensors.iter().enumerate() {
-        check_itemsize(i, t)?;
+        check_itemsize(i, t.itemsize)?;
     }
     let (report, pool) = match concrete_views(case)? {
         Some(views) => {
@@ -82,7 +80,7 @@ pub fn run_disjoint_case(
 ) -> Result<Disjointness, InputError> {
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
     for (i, t) in case.tensors.iter().enumerate() {
-        check_itemsize(i, t)?;
+        check_itemsize(i, t.itemsize)?;
     }
     let group = load_group(case, &mut scope)?;
     analyzer
@@ -117,11 +115,13 @@ fn source(case: &OverlapCase, i: usize) -> String {
         .unwrap_or_else(|| format!("tensors[{i}]"))
 }
 
-fn check_itemsize(i: usize, t: &TensorSpec) -> Result<(), InputError> {
-    if t.itemsize < 1 {
+/// Tensor `i`'s itemsize is at least 1 byte (else the error names
+/// `tensors[i].itemsize`).
+pub fn check_itemsize(i: usize, itemsize: i64) -> Result<(), InputError> {
+    if itemsize < 1 {
         return Err(InputError::field(
             format!("tensors[{i}].itemsize"),
-            format!("itemsize must be at least 1, found {}", t.itemsize),
+            format!("itemsize must be at least 1, found {itemsize}"),
         ));
     }
     Ok(())

@@ -89,12 +89,12 @@ class ByteBases:
     #: member id -> the first byte of its base (``_bytes.hull``)
     byte_members: dict[int, Any] = field(default_factory=dict)
     #: ids of members regenerated from their group's float autograd base in
-    #: its units (``_bytes.regenerate``: groups with gradients)
+    #: its units (``_regenerate.regenerate``: groups with gradients)
     unit_members: set[int] = field(default_factory=set)
     #: indices of the bases that are such a group's autograd base
     unit_bases: set[int] = field(default_factory=set)
     #: ids of members of torch's own (one-dtype) synthetic bases, which
-    #: symalias regenerates at their own offset (``_bytes.regenerate_member``)
+    #: symalias regenerates at their own offset (``_regenerate.regenerate_member``)
     torch_members: set[int] = field(default_factory=set)
     #: synthetic bases (by index) at a storage offset other than 0, and that
     #: offset (an output viewing one runs eagerly: ``_bytes``)

@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from . import _bytes, _cache, _decision, _guards, _hop, _merge, _reinplace, _torch
+from . import _cache, _decision, _guards, _hop, _merge, _regenerate, _reinplace, _torch, _wrapper
 from ._state import lock, reset_stats, saved_hooks
 
 
@@ -27,9 +27,9 @@ WRAPPERS: dict[_torch.Hook, Wrapper] = {
     _torch.DECISION: replace_decision,
     _torch.MERGE: _merge.wrap_merge_view_inputs,
     _torch.ALIAS_OF_INPUT: _merge.wrap_alias_of_input,
-    _torch.GEN_ALIAS: _bytes.wrap_gen_alias_from_base,
-    _torch.SYNTHETIC_META: _bytes.wrap_synthetic_base_metadata,
-    _torch.SYNTHETIC_POST: _bytes.wrap_post_compile,
+    _torch.GEN_ALIAS: _regenerate.wrap_gen_alias_from_base,
+    _torch.SYNTHETIC_META: _regenerate.wrap_synthetic_base_metadata,
+    _torch.SYNTHETIC_POST: _wrapper.wrap_post_compile,
     _torch.USER_COMPILER: _merge.wrap_call_user_compiler,
     _torch.CHECK_FN: _guards.wrap_compile_check_fn,
     _torch.LOAD_GUARDS: _guards.wrap_load_guard_manager,

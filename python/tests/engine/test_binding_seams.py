@@ -14,7 +14,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).parents[2]
 #: The decide/check path of the binding, and of the package.
-RUST = ["decide.rs", "checks.rs", "check_kinds.rs", "tensors.rs"]
+RUST = ["decide.rs", "symints.rs", "checks.rs", "check_kinds.rs", "tensors.rs"]
 PYTHON = ["torch/_decision.py", "torch/_guards.py", "torch/_compile.py", "torch/_reinplace.py", "torch/_hop.py"]
 #: What a text round trip across the seam looks like.
 FORBIDDEN = re.compile(r"\b(from_json|to_json|serde_json|run_overlap_case|run_disjoint_case|OverlapCase)\b|\w+_json\(")
