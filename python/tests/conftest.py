@@ -11,8 +11,11 @@ import compile_cache
 @pytest.fixture(scope="session", autouse=True)
 def kernel_store(tmp_path_factory):
     """One store of compiled C++ kernels for the session, shared by the
-    xdist workers and their child processes (``support/compile_cache.py``);
-    every compile cache a test makes stays its own apart from it."""
+    child processes of the cache and artifact suites
+    (``support/compile_cache.py``), where the same few kernels are compiled
+    again and again; every compile cache a test makes stays its own apart
+    from it. (In-process tests rarely repeat a kernel: measured, linking
+    the store into each of their caches cost more than it saved.)"""
     base = tmp_path_factory.getbasetemp()
     store = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "kernels"
     compile_cache.prepare_store(store)
@@ -27,8 +30,7 @@ def fresh_torch(request):
     uninstalled after, in the two configurations users run: compile caches
     off (``force_disable_caches``), and on -- torch's default -- in a fresh
     cache directory of the test's own (``fresh_cache``: AOTAutograd's and
-    inductor's caches, on disk and in memory; the compiled C++ kernels
-    shared by the session: ``support/compile_cache.py``)."""
+    inductor's caches, on disk and in memory)."""
     torch = pytest.importorskip("torch")
     from torch._inductor.utils import fresh_cache
 
@@ -40,7 +42,6 @@ def fresh_torch(request):
     torch._dynamo.reset()
     try:
         with fresh_cache():
-            compile_cache.fresh(os.environ["TORCHINDUCTOR_CACHE_DIR"])
             yield torch
     finally:
         st.uninstall()
@@ -51,7 +52,7 @@ def fresh_torch(request):
 @pytest.fixture
 def caches_on():
     """torch's default: compile caches on, in a fresh directory of the
-    test's own (compiled kernels shared: ``support/compile_cache.py``); Dynamo reset and symalias uninstalled after."""
+    test's own; Dynamo reset and symalias uninstalled after."""
     torch = pytest.importorskip("torch")
     from torch._inductor.utils import fresh_cache
 
@@ -60,7 +61,6 @@ def caches_on():
     torch._dynamo.reset()
     try:
         with fresh_cache():
-            compile_cache.fresh(os.environ["TORCHINDUCTOR_CACHE_DIR"])
             yield
     finally:
         st.uninstall()
