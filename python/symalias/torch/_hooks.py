@@ -10,7 +10,19 @@ import inspect
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from . import _cache, _decision, _guards, _hop, _merge, _regenerate, _reinplace, _torch, _wrapper
+from . import (
+    _cache,
+    _decision,
+    _functionalized,
+    _guards,
+    _hop,
+    _merge,
+    _overlap_errors,
+    _regenerate,
+    _reinplace,
+    _torch,
+    _wrapper,
+)
 from ._state import lock, reset_stats, saved_hooks
 
 
@@ -39,6 +51,8 @@ WRAPPERS: dict[_torch.Hook, Wrapper] = {
     _torch.CACHE_SAVE: _cache.wrap_save,
     _torch.HOP_STORAGES: _hop.wrap_subgraph_storages,
     _torch.HOP_PARENTS: _hop.wrap_parent_indices,
+    _torch.FUNCTIONAL_ARGS: _functionalized.wrap_generate_op_kwargs,
+    _torch.FAKE_DISPATCH: _overlap_errors.wrap_fake_dispatch,
     _torch.FX_GRAPH_HASH: _cache.wrap_fx_graph_hash,
     _torch.REINPLACE_CORE: _reinplace.wrap_core,
     _torch.REINPLACE_STORAGE: _reinplace.wrap_get_node_storage,

@@ -49,7 +49,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any, Callable
 
 from .. import _native
-from . import _compile, _state
+from . import _compile, _epilogue, _state
 from ._decision import layout_key, overlapping_for_all_shapes
 from ._state import lock, log, stats
 
@@ -207,6 +207,7 @@ def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
         try:
             with lock:
                 stats.reinplace_passes += 1
+            _epilogue.protect(graph)
             return orig(graph, *args, **kwargs)
         finally:
             _local.memo, _local.budget = outer

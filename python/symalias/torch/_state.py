@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("symalias.torch")
 
-#: Version of symalias's answer in Inductor's reinplace pass, in every
-#: cache key made while installed; bump when that answer changes.
-REINPLACE_VERSION = 1
+#: Version of what symalias changes in Inductor's graphs (the reinplace
+#: pass's answers, ``_epilogue``, ``_functionalized``), in every cache key
+#: made while installed; bump when any of it changes.
+REINPLACE_VERSION = 2
 
 
 @dataclass
@@ -93,10 +94,22 @@ class Stats:
     #: Of the decisions, pairs answered "disjoint" from the compile's own
     #: run-time check (two non-overlapping members of a checked group).
     reinplace_held: int = 0
+    #: Ops given a clone of the graph input they would have been reinplaced
+    #: into, as their result is read after the epilogue overwrites that
+    #: input (``_epilogue``).
+    reinplace_protected: int = 0
     #: Higher-order ops whose subgraphs mutate a tensor, checked (``_hop``),
     #: and of those, refused for an input that overlaps it.
     hop_checks: int = 0
     hop_refusals: int = 0
+    #: Read-only arguments of a functionalized mutating op regenerated from
+    #: the clone of their base, as overlapping a mutated argument
+    #: (``_functionalized``; counted where the op's kernel or its
+    #: decomposition runs).
+    functional_rereads: int = 0
+    #: In-place pointwise ops refused while traced with eager's
+    #: partial-overlap error (``_overlap_errors``).
+    partial_overlap_errors: int = 0
     reports: list[GroupReport] = field(default_factory=list)
 
     @property

@@ -38,7 +38,7 @@ import dataclasses
 import importlib
 import inspect
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import torch
 import torch._dynamo
@@ -77,6 +77,7 @@ SC = "torch._functorch._aot_autograd.schemas"
 SRC = "torch._dynamo.source"
 RP = "torch._inductor.fx_passes.reinplace"
 HOP = "torch._dynamo.variables.higher_order_ops"
+AF = "torch._higher_order_ops.auto_functionalize"
 
 # H1: the decision.
 DECISION = Hook(RW, "compute_overlapping_inputs", ("aot_config", "fwd_inputs", "aliased_input_indices"))
@@ -110,6 +111,16 @@ CACHE_SAVE = Hook(f"{AC}.AOTAutogradCache", "save", ("key", "entry", "remote"), 
 # Higher-order ops: an input that overlaps a mutated tensor is refused.
 HOP_STORAGES = Hook(HOP, "subgraph_mutated_input_storages", ("subgraph", "mutated_input_indices"))
 HOP_PARENTS = Hook(HOP, "parent_mutated_input_indices", ("parent_inputs", "mutated_input_storages"))
+# Functionalized mutating ops: a read-only argument overlapping a mutated
+# one is regenerated from the mutated base's clone (``_functionalized``).
+FUNCTIONAL_ARGS = Hook(
+    AF, "_generate_new_op_kwargs_from_bases", ("schema", "kwargs", "all_bases", "_only_clone_these_bases", "_is_out")
+)
+# Eager's partial-overlap error for in-place pointwise ops, raised while
+# Dynamo runs them on fake tensors (``_overlap_errors``).
+FAKE_DISPATCH = Hook(
+    "torch._subclasses.fake_tensor.FakeTensorMode", "dispatch", ("self", "func", "types", "args", "kwargs")
+)
 # Inductor's FX graph cache: keyed on symalias's reinplace answer too.
 FX_GRAPH_HASH = Hook(
     "torch._inductor.codecache", "compiled_fx_graph_hash", ("gm", "example_inputs", "fx_kwargs", "inputs_to_check")
@@ -138,6 +149,8 @@ HOOKS = [
     CACHE_SAVE,
     HOP_STORAGES,
     HOP_PARENTS,
+    FUNCTIONAL_ARGS,
+    FAKE_DISPATCH,
     FX_GRAPH_HASH,
     REINPLACE_CORE,
     REINPLACE_STORAGE,
@@ -219,10 +232,16 @@ READS: list[tuple[str, list[str]]] = [
     ("torch._inductor.config", ["post_grad_custom_post_pass"]),
     ("torch._inductor.custom_graph_pass", ["CustomGraphPass"]),
     ("torch._prims_common", ["compute_required_storage_length"]),
+    (AF, ["get_mutable_args_from_schema"]),
+    ("torch._higher_order_ops.schema", ["HopSchema"]),
+    ("torch", ["_check"]),
+    ("torch._ops.OpOverload", ["_schema"]),
+    (RP, ["inplaceable_ops"]),
+    ("torch.fx.passes.reinplace", ["_is_view_op"]),
     ("torch.utils._python_dispatch", ["is_traceable_wrapper_subclass"]),
     # Read by ``_native``: a tensor's layout, one call per field
     # (python/src/tensors.rs), its autograd base (checks.rs: a pinned base);
-    # a SymInt's node and the ShapeEnv's tables (decide.rs: never compared).
+    # a SymInt's node and the ShapeEnv's tables (symints.rs: never compared).
     ("torch._C.TensorBase", ["size", "stride", "storage_offset", "element_size", "untyped_storage", "_base"]),
     ("torch._C.StorageBase", ["_cdata"]),
     ("torch.nn.Module", ["_get_name"]),
@@ -312,6 +331,47 @@ def reset_dynamo() -> None:
 def required_storage_length(t: Any) -> Any:
     """The elements of storage ``t`` reaches, from the storage's first."""
     return torch._prims_common.compute_required_storage_length(t.size(), t.stride(), t.storage_offset())
+
+
+def mutable_args_of_schema(schema: Any) -> list[str]:
+    """The names of the arguments a functionalized op's schema mutates."""
+    import torch._higher_order_ops.auto_functionalize as af
+
+    names, _types = af.get_mutable_args_from_schema(schema)
+    return list(names)
+
+
+def deferred_check(cond: Any, message: Callable[[], str]) -> None:
+    """``torch._check``: raises now for a concrete false ``cond``; for a
+    symbolic one, a run-time assert of the graph (never a guard)."""
+    torch._check(cond, message)
+
+
+def op_schema(func: Any) -> Any:
+    """An op overload's schema, or None for anything else."""
+    return getattr(func, "_schema", None)
+
+
+def is_hop_schema(schema: Any) -> bool:
+    """Whether a functionalized op's schema is a higher-order op's."""
+    import torch._higher_order_ops.schema as hs
+
+    return isinstance(schema, hs.HopSchema)
+
+
+def inplaceable_ops() -> Any:
+    """Inductor's reinplace pass's table: functional op -> its in-place form
+    and the indices of the arguments it mutates (``mutated_args``)."""
+    import torch._inductor.fx_passes.reinplace as rp
+
+    return rp.inplaceable_ops
+
+
+def is_view_op(target: Any) -> bool:
+    """Whether an FX node's target is a view op (torch's reinplace test)."""
+    import torch.fx.passes.reinplace as fr
+
+    return bool(fr._is_view_op(target))
 
 
 def aot_descriptors() -> Any:
