@@ -78,6 +78,13 @@ def _on_clone(arg: Any, base: Any, clone: Any) -> Any:
     )
     if arg.dtype == clone.dtype:
         return clone.as_strided(arg.size(), arg.stride(), arg.storage_offset())
+    if _compile.current() is not None:
+        # (a dtype view in the graph differs between Inductor's two traces
+        # of the decomposition: the frame runs eagerly instead)
+        raise EagerFallback(
+            f"a read-only {arg.dtype} argument of a functionalized op overlaps a mutated argument "
+            f"of a {clone.dtype} base"
+        )
     why = misaligned(arg, clone)
     if why is not None:
         raise RuntimeError(
@@ -101,7 +108,9 @@ def _reread(value: Any, bases: list[Any], clones: list[Any], mutated: list[Any],
             continue
         cloned = _torch.storage_id(clone)
         peers = [m for m in mutated if isinstance(m, torch.Tensor) and _torch.storage_id(m) == cloned]
-        if any(_may_overlap(value, _on_base(m, base)) for m in peers):
+        with _torch.untraced():
+            hit = any(_may_overlap(value, _on_base(m, base)) for m in peers)
+        if hit:
             if hop and _compile.current() is not None:
                 raise EagerFallback(
                     "a higher-order op's subgraph mutates an operand that another operand overlaps "
@@ -147,30 +156,33 @@ def wrap_generate_op_kwargs(orig: Callable[..., Any]) -> Callable[..., Any]:
     """Around ``_generate_new_op_kwargs_from_bases``. A base the reinplace
     pass left uncloned is cloned after all where a read-only argument
     overlaps a mutated one: Inductor materializes the views of an unrealized
-    base as buffers of their own (pytorch: ``add_read(y[7:8], y[7:8])`` of
-    a scattered ``y`` reads a copy), while a clone is one buffer both are
-    views of. Then the read-only arguments are regenerated from the clones."""
+    base as buffers of their own (``add_read(y[7:8], y[7:8])`` of a
+    scattered ``y`` read a copy: random seed 47), while a clone is one buffer
+    both are views of. That is decided on a probe of torch's function that
+    no trace records. Then the read-only arguments are regenerated from the
+    clones."""
 
     def _generate_new_op_kwargs_from_bases(
         schema: Any, kwargs: Any, all_bases: Any, _only_clone_these_bases: Any, _is_out: Any, *args: Any, **kw: Any
     ) -> Any:
         # (``orig`` pops the view metadata out of ``kwargs``: each call a copy)
-        new_kwargs, bases_new = orig(schema, dict(kwargs), all_bases, _only_clone_these_bases, _is_out, *args, **kw)
         if _is_out or not all_bases:
-            return new_kwargs, bases_new
+            return orig(schema, kwargs, all_bases, _only_clone_these_bases, _is_out, *args, **kw)
         hop = _torch.is_hop_schema(schema)
         mutable = set(_torch.mutable_args_of_schema(schema))
-        mutated = [t for name in mutable for t in _tensors(new_kwargs.get(name))]
-        readers = [t for arg in schema.arguments if arg.name not in mutable for t in _tensors(new_kwargs.get(arg.name))]
-        if not readers:
-            return new_kwargs, bases_new
-        extra = _uncloned_overlaps(list(all_bases), list(bases_new), mutated, readers)
-        if extra and not hop:
-            clone = tuple(sorted(set(_only_clone_these_bases or ()) | extra))
-            new_kwargs, bases_new = orig(schema, dict(kwargs), all_bases, clone, _is_out, *args, **kw)
-            mutated = [t for name in mutable for t in _tensors(new_kwargs.get(name))]
+        clone = _only_clone_these_bases
+        if clone is not None and not hop and len(set(clone)) < len(all_bases):
+            with _torch.untraced():
+                probe, probe_bases = orig(schema, dict(kwargs), all_bases, clone, _is_out, *args, **kw)
+                mutated = [t for name in mutable for t in _tensors(probe.get(name))]
+                readers = [t for a in schema.arguments if a.name not in mutable for t in _tensors(probe.get(a.name))]
+                extra = _uncloned_overlaps(list(all_bases), list(probe_bases), mutated, readers)
+            if extra:
+                clone = tuple(sorted(set(clone) | extra))
+        new_kwargs, bases_new = orig(schema, dict(kwargs), all_bases, clone, _is_out, *args, **kw)
         if all(n is b for n, b in zip(bases_new, all_bases)):
             return new_kwargs, bases_new
+        mutated = [t for name in mutable for t in _tensors(new_kwargs.get(name))]
         for arg in schema.arguments:
             if arg.name in mutable or arg.name not in new_kwargs:
                 continue

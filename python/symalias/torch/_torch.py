@@ -235,6 +235,7 @@ READS: list[tuple[str, list[str]]] = [
     (AF, ["get_mutable_args_from_schema"]),
     ("torch._higher_order_ops.schema", ["HopSchema"]),
     ("torch", ["_check"]),
+    ("torch.fx.experimental.proxy_tensor", ["disable_proxy_modes_tracing"]),
     ("torch._ops.OpOverload", ["_schema"]),
     (RP, ["inplaceable_ops"]),
     ("torch.fx.passes.reinplace", ["_is_view_op"]),
@@ -339,6 +340,15 @@ def mutable_args_of_schema(schema: Any) -> list[str]:
 
     names, _types = af.get_mutable_args_from_schema(schema)
     return list(names)
+
+
+def untraced() -> Any:
+    """A context in which tensor ops on fake tensors are not recorded by an
+    active ``make_fx`` trace (probes whose results the graph must not
+    hold)."""
+    import torch.fx.experimental.proxy_tensor as pt
+
+    return pt.disable_proxy_modes_tracing()
 
 
 def deferred_check(cond: Any, message: Callable[[], str]) -> None:

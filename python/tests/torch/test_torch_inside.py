@@ -47,6 +47,22 @@ def overlapping_args(x):
     return add_one_read(x[0:4], x[2:6])
 
 
+@torch.library.custom_op("symalias_test::bump_bits_read", mutates_args=("a",))
+def bump_bits_read(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Writes ``a`` (an int32 view of float bits), then reads ``b``."""
+    a.add_(1 << 20)
+    return b * 1
+
+
+@bump_bits_read.register_fake
+def _(a, b):
+    return torch.empty_like(b)
+
+
+def overlapping_args_of_two_dtypes(x):
+    return bump_bits_read(x.view(torch.int32)[0:4], x[2:6])
+
+
 def disjoint_args(x):
     return add_one_read(x[0:4], x[4:8])
 
@@ -107,6 +123,14 @@ def test_read_only_argument_reads_the_mutated_bytes(fresh_torch, backend, dynami
         assert not compiled_equals_eager(overlapping_args, buffer, backend, dynamic, install=False)
     assert compiled_equals_eager(overlapping_args, buffer, backend, dynamic, install=True)
     assert st.stats.functional_rereads >= 1
+
+
+@dynamic
+@backends
+def test_read_only_argument_of_another_dtype_reads_the_mutated_bytes(fresh_torch, backend, dynamic):
+    if backend == "aot_eager":
+        assert not compiled_equals_eager(overlapping_args_of_two_dtypes, buffer, backend, dynamic, install=False)
+    assert compiled_equals_eager(overlapping_args_of_two_dtypes, buffer, backend, dynamic, install=True)
 
 
 @dynamic
