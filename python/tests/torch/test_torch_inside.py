@@ -244,6 +244,7 @@ FOUND = {
     6: "wrong",  # class 1: add_read(w[7:9], w[8:9]) under aot_eager
     15: "wrong",  # class 1: torch.cond writing one operand, reading an overlapping one
     47: "wrong",  # an uncloned base's views materialized apart by Inductor
+    395: "wrong",  # class 2 (with class 1): a scatter into an input the epilogue overwrites
 }
 
 
