@@ -129,6 +129,16 @@ def overlapping_for_all_shapes(ts: list[Any], *, time_limit_ms: int | None = Non
     return frozenset(_native.overlapping_for_all_shapes(ts, time_limit_ms=time_limit_ms))
 
 
+def may_overlap(a: Any, b: Any) -> bool:
+    """Whether two views of one storage may share a byte for some allowed
+    shape (``overlapping_for_all_shapes`` on the pair); an error counts as
+    overlapping."""
+    try:
+        return bool(overlapping_for_all_shapes([a, b]))
+    except Exception:
+        return True
+
+
 @dataclass(frozen=True)
 class GroupDecision:
     """One storage group decided -- a value, made by ``decide`` without side

@@ -45,20 +45,9 @@ import torch
 from . import _compile, _torch
 from ._bytes import misaligned
 from ._compile import EagerFallback
-from ._decision import overlapping_for_all_shapes
+from ._decision import may_overlap
 from ._regenerate import regenerate
 from ._state import lock, stats
-
-
-def _may_overlap(a: Any, b: Any) -> bool:
-    """Whether two views of one storage may share a byte for some allowed
-    shape; undecidable (or ``b`` None) counts as overlapping."""
-    if b is None:
-        return True
-    try:
-        return bool(overlapping_for_all_shapes([a, b]))
-    except Exception:
-        return True
 
 
 def _required_length(t: Any) -> Any:
@@ -109,7 +98,7 @@ def _reread(value: Any, bases: list[Any], clones: list[Any], mutated: list[Any],
         cloned = _torch.storage_id(clone)
         peers = [m for m in mutated if isinstance(m, torch.Tensor) and _torch.storage_id(m) == cloned]
         with _torch.untraced():
-            hit = any(_may_overlap(value, _on_base(m, base)) for m in peers)
+            hit = any(_peer_overlap(value, _on_base(m, base)) for m in peers)
         if hit:
             if hop and _compile.current() is not None:
                 raise EagerFallback(
@@ -120,6 +109,12 @@ def _reread(value: Any, bases: list[Any], clones: list[Any], mutated: list[Any],
                 stats.functional_rereads += 1
             return _on_clone(value, base, clone)
     return value
+
+
+def _peer_overlap(value: Any, peer: Any) -> bool:
+    """``may_overlap``, with a peer that could not be placed on the base
+    (None) counting as overlapping."""
+    return peer is None or may_overlap(value, peer)
 
 
 def _on_base(m: Any, base: Any) -> Any:
@@ -147,7 +142,7 @@ def _uncloned_overlaps(bases: list[Any], new_bases: list[Any], mutated: list[Any
         key = _torch.storage_id(base)
         peers = [m for m in mutated if _torch.storage_id(m) == key]
         for r in readers:
-            if _torch.storage_id(r) == key and any(r is not m and _may_overlap(r, m) for m in peers):
+            if _torch.storage_id(r) == key and any(r is not m and may_overlap(r, m) for m in peers):
                 out.add(i)
     return out
 

@@ -31,19 +31,10 @@ from typing import Any, Callable
 import torch
 
 from . import _state, _torch
-from ._decision import overlapping_for_all_shapes
+from ._decision import may_overlap
 from ._state import lock, stats
 
 _local = _state.hop_mutations
-
-
-def _overlap(a: Any, b: Any) -> bool:
-    """Whether two views of one storage may share a byte (for some allowed
-    shape); undecidable counts as overlapping."""
-    try:
-        return bool(overlapping_for_all_shapes([a, b]))
-    except Exception:
-        return True
 
 
 def _value(inp: Any) -> Any:
@@ -69,7 +60,7 @@ def conflict(inputs: Sequence[Any], mutated: Sequence[Any]) -> tuple[int, Any] |
         for m in mutated:
             if m is v or _torch.storage_id(m) != key:
                 continue
-            if _overlap(v, m):
+            if may_overlap(v, m):
                 return i, v
     return None
 

@@ -48,8 +48,7 @@ def _checked(func: Any) -> bool:
         schema = _torch.op_schema(func)
         args = schema.arguments if schema is not None else []
         alias = args[0].alias_info if args else None
-        tags = getattr(func, "tags", ())
-        pointwise = torch.Tag.pointwise in tags or func is torch.ops.aten.copy_.default
+        pointwise = schema is not None and (torch.Tag.pointwise in func.tags or func is torch.ops.aten.copy_.default)
         known = bool(alias is not None and alias.is_write and pointwise)
         _CHECKED[func] = known
     return known

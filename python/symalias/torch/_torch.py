@@ -236,7 +236,8 @@ READS: list[tuple[str, list[str]]] = [
     ("torch._higher_order_ops.schema", ["HopSchema"]),
     ("torch", ["_check"]),
     ("torch.fx.experimental.proxy_tensor", ["disable_proxy_modes_tracing"]),
-    ("torch._ops.OpOverload", ["_schema"]),
+    ("torch._ops", ["OpOverload"]),
+    ("torch._ops.OpOverload", ["_schema", "tags"]),
     (RP, ["inplaceable_ops"]),
     ("torch.fx.passes.reinplace", ["_is_view_op"]),
     ("torch.utils._python_dispatch", ["is_traceable_wrapper_subclass"]),
@@ -358,8 +359,9 @@ def deferred_check(cond: Any, message: Callable[[], str]) -> None:
 
 
 def op_schema(func: Any) -> Any:
-    """An op overload's schema, or None for anything else."""
-    return getattr(func, "_schema", None)
+    """An op overload's schema, or None for anything that is not an
+    ``OpOverload`` (the other things a dispatch mode sees)."""
+    return func._schema if isinstance(func, torch._ops.OpOverload) else None
 
 
 def is_hop_schema(schema: Any) -> bool:
