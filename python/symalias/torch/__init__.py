@@ -38,7 +38,9 @@ serving a graph made under another decision (hook points measured on torch
   ranges, and no guard is added. Part of ``install()``.
 * **H6, higher-order ops** (``_hop``): an input of ``while_loop``/``scan``
   that overlaps a tensor the subgraph mutates is refused with torch's
-  aliasing error; disjoint views of that storage stay accepted.
+  aliasing error; disjoint views of that storage stay accepted. Inputs of
+  one storage are accepted by the op's aliasing checks when read-only or
+  disjoint in bytes for every allowed shape (torch refuses any two).
 
 ``explain(fn, *args)`` compiles ``fn`` with symalias installed and reports the
 storage groups it saw: which inputs overlap, a witness byte per pair, whether

@@ -21,6 +21,10 @@ bytes (``_native.decide``; for symbolic layouts only a proof for every
 allowed shape counts as disjoint). An overlap is torch's graph break,
 "Encountered aliasing during higher order op tracing" -- with
 ``fullgraph=True`` an error. Never a guard added.
+
+The other way round, torch refuses any two inputs of a subgraph that share
+a storage (below): symalias accepts them when read-only, or disjoint in
+bytes for every allowed shape.
 """
 
 from __future__ import annotations
@@ -108,3 +112,84 @@ def wrap_parent_indices(orig: Callable[..., Any]) -> Callable[..., Any]:
 
     parent_mutated_input_indices.__wrapped__ = orig  # type: ignore[attr-defined]
     return parent_mutated_input_indices
+
+
+# ---- Input-input aliasing: read-only, or disjoint in bytes ----
+#
+# torch refuses any two inputs of a higher-order op's subgraph on one
+# storage (Dynamo's ``SubgraphTracer.has_aliasing``; the functionalization's
+# ``_check_alias_and_mutation``), so ``attn(*t.chunk(3, -1))`` into a
+# ``nested_compile_region`` is an error. Two inputs conflict only when one
+# is written and they may share a byte for some allowed shape; the
+# input-output and output-output rules stay torch's.
+
+
+def shared_input_conflict(inputs: Sequence[tuple[Any, Any, bool]]) -> tuple[Any, Any] | None:
+    """Of ``(name, tensor, written)`` triples, the first pair on one
+    storage that conflicts (one written, may overlap the other), or None.
+    Pairs of read-only inputs never conflict."""
+    groups: dict[int, list[tuple[Any, Any, bool]]] = {}
+    for entry in inputs:
+        if isinstance(entry[1], torch.Tensor):
+            groups.setdefault(_torch.storage_id(entry[1]), []).append(entry)
+    for group in groups.values():
+        for i, (na, a, wa) in enumerate(group):
+            for nb, b, wb in group[i + 1 :]:
+                if (wa or wb) and may_overlap(a, b):
+                    return na, nb
+    return None
+
+
+def _shares_storage(inputs: Sequence[tuple[Any, Any, bool]]) -> bool:
+    keys = [_torch.storage_id(t) for _n, t, _w in inputs if isinstance(t, torch.Tensor)]
+    return len(set(keys)) < len(keys)
+
+
+def wrap_has_aliasing(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``SubgraphTracer.has_aliasing``: torch's input-output and
+    output-output checks; two inputs of one storage refused only when one is
+    written and they may overlap."""
+
+    def has_aliasing(self: Any, *, allow_input_input_aliasing: bool = False) -> Any:
+        info = orig(self, allow_input_input_aliasing=True)
+        if info.has_aliasing or allow_input_input_aliasing:
+            return info
+        inputs = _torch.hop_placeholders(self)
+        if not _shares_storage(inputs):
+            return info
+        hit = shared_input_conflict(inputs)
+        if hit is not None:
+            return _torch.aliasing_info(
+                True,
+                f"Input-to-input aliasing detected at nodes {hit[0]} and {hit[1]}: "
+                "one is written and they may share a byte (symalias)",
+            )
+        with lock:
+            stats.hop_shared_inputs += 1
+        return info
+
+    has_aliasing.__wrapped__ = orig  # type: ignore[attr-defined]
+    return has_aliasing
+
+
+def wrap_check_alias_and_mutation(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``_check_alias_and_mutation`` (a subgraph functionalized before
+    lowering): torch's errors, except where its only finding is inputs
+    sharing a storage in a subgraph that writes none of its inputs."""
+
+    def _check_alias_and_mutation(graph_module: Any, inputs_fake: Any, name: str, pre_dispatch: bool) -> Any:
+        try:
+            return orig(graph_module, inputs_fake, name, pre_dispatch)
+        except RuntimeError:
+            found = _torch.hop_input_findings(graph_module, inputs_fake, pre_dispatch)
+            if not isinstance(found, tuple):
+                raise
+            (input_input, input_output, output_output), mutated = found
+            if not input_input or input_output or output_output or mutated:
+                raise
+            with lock:
+                stats.hop_shared_inputs += 1
+            return None
+
+    _check_alias_and_mutation.__wrapped__ = orig  # type: ignore[attr-defined]
+    return _check_alias_and_mutation

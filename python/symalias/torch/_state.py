@@ -102,6 +102,10 @@ class Stats:
     #: and of those, refused for an input that overlaps it.
     hop_checks: int = 0
     hop_refusals: int = 0
+    #: Higher-order op subgraphs whose inputs share a storage, accepted as
+    #: read-only or disjoint in bytes for every allowed shape where torch
+    #: refuses any two inputs of one storage (``_hop``).
+    hop_shared_inputs: int = 0
     #: Read-only arguments of a functionalized mutating op regenerated from
     #: the clone of their base, as overlapping a mutated argument
     #: (``_functionalized``; counted where the op's kernel or its

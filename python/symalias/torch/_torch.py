@@ -111,6 +111,17 @@ CACHE_SAVE = Hook(f"{AC}.AOTAutogradCache", "save", ("key", "entry", "remote"), 
 # Higher-order ops: an input that overlaps a mutated tensor is refused.
 HOP_STORAGES = Hook(HOP, "subgraph_mutated_input_storages", ("subgraph", "mutated_input_indices"))
 HOP_PARENTS = Hook(HOP, "parent_mutated_input_indices", ("parent_inputs", "mutated_input_storages"))
+# Higher-order ops' input-input aliasing checks decide by bytes: Dynamo's
+# while tracing the subgraphs, the functionalization's before lowering
+# (``while_loop`` binds the latter by name).
+HOP_ALIASING = Hook("torch._dynamo.output_graph.SubgraphTracer", "has_aliasing", ("self", "allow_input_input_aliasing"))
+HU = "torch._higher_order_ops.utils"
+HOP_FUNCTIONAL = Hook(HU, "_check_alias_and_mutation", ("graph_module", "inputs_fake", "name", "pre_dispatch"))
+HOP_FUNCTIONAL_WHILE = Hook(
+    "torch._higher_order_ops.while_loop",
+    "_check_alias_and_mutation",
+    ("graph_module", "inputs_fake", "name", "pre_dispatch"),
+)
 # Functionalized mutating ops: a read-only argument overlapping a mutated
 # one is regenerated from the mutated base's clone (``_functionalized``).
 FUNCTIONAL_ARGS = Hook(
@@ -149,6 +160,9 @@ HOOKS = [
     CACHE_SAVE,
     HOP_STORAGES,
     HOP_PARENTS,
+    HOP_ALIASING,
+    HOP_FUNCTIONAL,
+    HOP_FUNCTIONAL_WHILE,
     FUNCTIONAL_ARGS,
     FAKE_DISPATCH,
     FX_GRAPH_HASH,
@@ -234,6 +248,9 @@ READS: list[tuple[str, list[str]]] = [
     ("torch._prims_common", ["compute_required_storage_length"]),
     (AF, ["get_mutable_args_from_schema"]),
     ("torch._higher_order_ops.schema", ["HopSchema"]),
+    (HU, ["potential_input_alias_or_mutation", "_collect_fake_inputs"]),
+    ("torch._dynamo.output_graph.SubgraphTracer", ["has_input_mutation", "graph"]),
+    ("torch._dynamo.output_graph", ["AliasingInfo"]),
     ("torch", ["_check"]),
     ("torch.fx.experimental.proxy_tensor", ["disable_proxy_modes_tracing"]),
     ("torch._ops", ["OpOverload"]),
@@ -369,6 +386,37 @@ def is_hop_schema(schema: Any) -> bool:
     import torch._higher_order_ops.schema as hs
 
     return isinstance(schema, hs.HopSchema)
+
+
+def hop_placeholders(tracer: Any) -> list[tuple[Any, Any, bool]]:
+    """A higher-order op subgraph's placeholders while Dynamo traces it:
+    ``(node, example value, mutated)``, the value unwrapped as torch's
+    aliasing check reads it, mutated by torch's version-counter test."""
+    import torch._higher_order_ops.utils as hu
+
+    mutated = set(tracer.has_input_mutation().mutated_input_indices)
+    out = []
+    for i, node in enumerate(tracer.graph.nodes):
+        if node.op != "placeholder":
+            break
+        out.append((node, hu._collect_fake_inputs([node])[0], i in mutated))
+    return out
+
+
+def aliasing_info(found: bool, message: str) -> Any:
+    """Dynamo's ``AliasingInfo`` (what ``has_aliasing`` answers)."""
+    import torch._dynamo.output_graph as og
+
+    return og.AliasingInfo(found, message)
+
+
+def hop_input_findings(gm: Any, inputs: Any, pre_dispatch: bool) -> Any:
+    """torch's findings on a higher-order op's subgraph while it is
+    functionalized: ``((input-input, input-output, output-output alias
+    maps), mutated inputs)``, or True where torch could not tell."""
+    import torch._higher_order_ops.utils as hu
+
+    return hu.potential_input_alias_or_mutation(gm, inputs, pre_dispatch)
 
 
 def inplaceable_ops() -> Any:
