@@ -7,7 +7,9 @@ bytes the compiled graph copies per call (what the decomposition of the
 functionalized mutations clones, read where torch reads it), compile time,
 time per call (median of ``--calls``), and for the installed runs
 the reinplace pass's time per mutated argument (both), and symalias's
-time deciding inside it (installed).
+time deciding inside it (installed), as a share of the pass and of the
+compile (with the concatenations' decisions), and their medians over the
+frames.
 
     python python/benches/bench_reinplace.py [--calls 200] [--n 4096] [--reps 3] [--json]
 
@@ -43,6 +45,7 @@ def one(name, fn, make, *, dynamic, installed, calls, mutated, scalars=False):
     (st.install if installed else st.uninstall)()
     ReinplaceCounters.clear()
     decided0, seconds0 = st.stats.reinplace_decisions, st.stats.reinplace_seconds
+    concat0 = st.stats.concat_seconds
     compiled = torch.compile(fn, backend="inductor", fullgraph=True, dynamic=dynamic)
     with torch._dynamo.config.patch(capture_scalar_outputs=scalars), rf.observe() as clones:
         args = make()
@@ -71,15 +74,27 @@ def one(name, fn, make, *, dynamic, installed, calls, mutated, scalars=False):
         "pass_us_per_mutated_arg": clones.pass_seconds * 1e6 / mutated,
     }
     if installed:
+        in_pass = st.stats.reinplace_seconds - seconds0
         row["decisions"] = st.stats.reinplace_decisions - decided0
-        row["decide_us_per_mutated_arg"] = (st.stats.reinplace_seconds - seconds0) * 1e6 / mutated
+        row["decide_us_per_mutated_arg"] = in_pass * 1e6 / mutated
+        # symalias's share: of the pass (its time inside it), and of the
+        # compile (in the pass and in the concatenations' lowering).
+        row["share_of_pass"] = in_pass / clones.pass_seconds if clones.pass_seconds else 0.0
+        row["share_of_compile"] = (in_pass + st.stats.concat_seconds - concat0) / compile_s
     return row
 
 
 def median_of(runs: list[dict[str, object]]) -> dict[str, object]:
     """One row from repeated runs: the median of each timing."""
     row = dict(runs[0])
-    for k in ("compile_s", "call_us", "pass_us_per_mutated_arg", "decide_us_per_mutated_arg"):
+    for k in (
+        "compile_s",
+        "call_us",
+        "pass_us_per_mutated_arg",
+        "decide_us_per_mutated_arg",
+        "share_of_pass",
+        "share_of_compile",
+    ):
         if k in row:
             row[k] = statistics.median(float(r[k]) for r in runs)  # type: ignore[arg-type]
     return row
@@ -141,7 +156,7 @@ def main() -> None:
         return
     print(
         f"{'frame':20} {'dyn':4} {'mode':9} {'missed B':>9} {'cloned B/call':>13} "
-        f"{'compile s':>9} {'call us':>9} {'pass us/arg':>11} {'decide us/arg':>13}"
+        f"{'compile s':>9} {'call us':>9} {'pass us/arg':>11} {'decide us/arg':>13} {'% pass':>6} {'% compile':>9}"
     )
     for r in rows:
         mode = "symalias" if r["installed"] else "stock"
@@ -149,10 +164,22 @@ def main() -> None:
             print(f"{r['frame']:20} {str(r['dynamic'])[0]:4} {mode:9} {r['error']} (stock and installed)")
             continue
         per = f"{r['decide_us_per_mutated_arg']:.1f}" if r["installed"] else "-"
+        sp = f"{100 * r['share_of_pass']:.1f}" if r["installed"] else "-"
+        sc = f"{100 * r['share_of_compile']:.2f}" if r["installed"] else "-"
         print(
             f"{r['frame']:20} {str(r['dynamic'])[0]:4} {mode:9} {r['missed_bytes']:9d} "
             f"{r['cloned_bytes_per_call']:13d} {r['compile_s']:9.2f} {r['call_us']:9.1f} "
-            f"{r['pass_us_per_mutated_arg']:11.1f} {per:>13}"
+            f"{r['pass_us_per_mutated_arg']:11.1f} {per:>13} {sp:>6} {sc:>9}"
+        )
+    ok = [r for r in rows if r["installed"] and "error" not in r]
+    if ok:
+        pass_share = statistics.median(float(r["share_of_pass"]) for r in ok)
+        compile_share = statistics.median(float(r["share_of_compile"]) for r in ok)
+        print(
+            f"symalias's share, median over {len(ok)} installed rows: {100 * pass_share:.1f}% of the pass "
+            f"(target <= 10%), {100 * compile_share:.2f}% of the compile (target <= 1%); "
+            f"largest {100 * max(float(r['share_of_pass']) for r in ok):.1f}% / "
+            f"{100 * max(float(r['share_of_compile']) for r in ok):.2f}%"
         )
 
 

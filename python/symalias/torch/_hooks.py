@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from . import (
     _cache,
+    _concat,
     _decision,
     _functionalized,
     _guards,
@@ -54,6 +55,7 @@ WRAPPERS: dict[_torch.Hook, Wrapper] = {
     _torch.HOP_ALIASING: _hop.wrap_has_aliasing,
     _torch.HOP_FUNCTIONAL: _hop.wrap_check_alias_and_mutation,
     _torch.HOP_FUNCTIONAL_WHILE: _hop.wrap_check_alias_and_mutation,
+    _torch.CONCAT: _concat.wrap_create,
     _torch.FUNCTIONAL_ARGS: _functionalized.wrap_generate_op_kwargs,
     _torch.FAKE_DISPATCH: _overlap_errors.wrap_fake_dispatch,
     _torch.FX_GRAPH_HASH: _cache.wrap_fx_graph_hash,
@@ -81,9 +83,9 @@ def install() -> None:
         for h, owner in zip(_torch.HOOKS, owners):
             raw = inspect.getattr_static(owner, h.attr)
             saved_hooks[f"{h.owner}.{h.attr}"] = raw
-            fn = raw.__func__ if h.static else getattr(owner, h.attr)
+            fn = raw.__func__ if h.static or h.cls else getattr(owner, h.attr)
             new = WRAPPERS[h](fn)
-            setattr(owner, h.attr, staticmethod(new) if h.static else new)
+            setattr(owner, h.attr, staticmethod(new) if h.static else classmethod(new) if h.cls else new)
 
 
 def uninstall() -> None:

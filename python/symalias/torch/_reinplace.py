@@ -76,14 +76,16 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
     bytes each view reaches), once per run of the pass: the pass asks the
     same two layouts through several nodes (an input, the op's output for
     it, their views). The same layout twice is the same bytes: "overlap"."""
+    t0 = time.perf_counter()
     ts = list(tensors)
     memo = _active()
     keys = _layouts(ts) if len(ts) == 2 else None
     # A pair's answer is both or neither: one entry for either order.
     key: Hashable = frozenset(keys) if keys else tuple(id(t) for t in ts)
     if memo is not None and key in memo:
+        with lock:
+            stats.reinplace_seconds += time.perf_counter() - t0
         return set(memo[key])
-    t0 = time.perf_counter()
     try:
         if keys and keys[0] == keys[1]:
             out: frozenset[int] = frozenset(range(2))
@@ -207,7 +209,10 @@ def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
         try:
             with lock:
                 stats.reinplace_passes += 1
+            t0 = time.perf_counter()
             _epilogue.protect(graph)
+            with lock:
+                stats.reinplace_seconds += time.perf_counter() - t0
             return orig(graph, *args, **kwargs)
         finally:
             _local.memo, _local.budget = outer

@@ -87,7 +87,9 @@ class Stats:
     #: Compiles that bypassed the AOTAutograd cache because of symalias.
     cache_bypassed: int = 0
     #: Runs of Inductor's reinplace pass with symalias's answer
-    #: (``_reinplace``), the overlap questions it asked, and their time.
+    #: (``_reinplace``), the overlap questions it asked, and symalias's
+    #: time in the pass (the questions, memo hits included, and the
+    #: epilogue check, ``_epilogue``).
     reinplace_passes: int = 0
     reinplace_decisions: int = 0
     reinplace_seconds: float = 0.0
@@ -106,6 +108,14 @@ class Stats:
     #: read-only or disjoint in bytes for every allowed shape where torch
     #: refuses any two inputs of one storage (``_hop``).
     hop_shared_inputs: int = 0
+    #: Concatenations whose inputs symalias computes into the result where
+    #: torch copies each (no later write touches them), and where it copies
+    #: them where torch does not (the result is written later and an input
+    #: is read again) (``_concat``).
+    concat_uncopied: int = 0
+    concat_copied: int = 0
+    #: symalias's time deciding them.
+    concat_seconds: float = 0.0
     #: Read-only arguments of a functionalized mutating op regenerated from
     #: the clone of their base, as overlapping a mutated argument
     #: (``_functionalized``; counted where the op's kernel or its

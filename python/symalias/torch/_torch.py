@@ -69,6 +69,8 @@ class Hook:
     #: None: a builtin or a class, whose signature is not compared.
     params: tuple[str, ...] | None
     static: bool = False
+    #: A class method (replaced by one; ``params`` after ``cls``).
+    cls: bool = False
 
 
 RW = "torch._functorch._aot_autograd.runtime_wrappers"
@@ -122,6 +124,9 @@ HOP_FUNCTIONAL_WHILE = Hook(
     "_check_alias_and_mutation",
     ("graph_module", "inputs_fake", "name", "pre_dispatch"),
 )
+# Inductor's concatenation: which inputs are computed into the result
+# (``_concat``), answered through the set torch's rule reads.
+CONCAT = Hook("torch._inductor.ir.ConcatKernel", "create", ("inputs", "dim"), cls=True)
 # Functionalized mutating ops: a read-only argument overlapping a mutated
 # one is regenerated from the mutated base's clone (``_functionalized``).
 FUNCTIONAL_ARGS = Hook(
@@ -163,6 +168,7 @@ HOOKS = [
     HOP_ALIASING,
     HOP_FUNCTIONAL,
     HOP_FUNCTIONAL_WHILE,
+    CONCAT,
     FUNCTIONAL_ARGS,
     FAKE_DISPATCH,
     FX_GRAPH_HASH,
@@ -249,6 +255,9 @@ READS: list[tuple[str, list[str]]] = [
     (AF, ["get_mutable_args_from_schema"]),
     ("torch._higher_order_ops.schema", ["HopSchema"]),
     (HU, ["potential_input_alias_or_mutation", "_collect_fake_inputs"]),
+    ("torch._inductor.fx_utils", ["get_node_storage", "get_mutated_input_nodes"]),
+    ("torch._inductor.virtualized", ["V"]),
+    ("torch._inductor.graph.GraphLowering", ["current_node", "mutated_storages"]),
     ("torch._dynamo.output_graph.SubgraphTracer", ["has_input_mutation", "graph"]),
     ("torch._dynamo.output_graph", ["AliasingInfo"]),
     ("torch", ["_check"]),
@@ -388,6 +397,29 @@ def is_hop_schema(schema: Any) -> bool:
     return isinstance(schema, hs.HopSchema)
 
 
+def fx_node_storage(node: Any) -> int | None:
+    """The storage of an FX node's fake value (Inductor's identity), or None."""
+    import torch._inductor.fx_utils as fu
+
+    s = fu.get_node_storage(node)
+    return None if s is None else int(s)
+
+
+def fx_written_nodes(node: Any) -> list[Any]:
+    """The FX nodes ``node`` writes in place (Inductor's reading of its
+    schema)."""
+    import torch._inductor.fx_utils as fu
+
+    return list(fu.get_mutated_input_nodes(node))
+
+
+def inductor_graph() -> Any:
+    """The ``GraphLowering`` lowering now (``V.graph``)."""
+    import torch._inductor.virtualized as v
+
+    return v.V.graph
+
+
 def hop_placeholders(tracer: Any) -> list[tuple[Any, Any, bool]]:
     """A higher-order op subgraph's placeholders while Dynamo traces it:
     ``(node, example value, mutated)``, the value unwrapped as torch's
@@ -399,7 +431,7 @@ def hop_placeholders(tracer: Any) -> list[tuple[Any, Any, bool]]:
     for i, node in enumerate(tracer.graph.nodes):
         if node.op != "placeholder":
             break
-        out.append((node, hu._collect_fake_inputs([node])[0], i in mutated))
+        out.append((node, hu._collect_fake_inputs([node])[0], i in mutated))  # type: ignore[no-untyped-call]
     return out
 
 
@@ -416,7 +448,7 @@ def hop_input_findings(gm: Any, inputs: Any, pre_dispatch: bool) -> Any:
     maps), mutated inputs)``, or True where torch could not tell."""
     import torch._higher_order_ops.utils as hu
 
-    return hu.potential_input_alias_or_mutation(gm, inputs, pre_dispatch)
+    return hu.potential_input_alias_or_mutation(gm, inputs, pre_dispatch)  # type: ignore[no-untyped-call]
 
 
 def inplaceable_ops() -> Any:
@@ -553,6 +585,8 @@ def check() -> list[Any]:
         problems.append(_signature_problem(owner, h.owner, h.attr, h.params) or "")
         if h.static and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), staticmethod):
             problems.append(f"{h.owner}.{h.attr} is no longer a static method")
+        if h.cls and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), classmethod):
+            problems.append(f"{h.owner}.{h.attr} is no longer a class method")
     problems.append(_signature_problem(resolve(LAMBDA[0]), *LAMBDA) or "")
     problems += [f"{name} is missing" for name in missing_reads()]
     post = resolve(f"{RW}.AOTSyntheticBaseWrapper.post_compile")
