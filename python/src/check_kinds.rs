@@ -15,6 +15,7 @@
 //! | `PinCheck` | integer storage offsets, and a static synthetic base's layout |
 //! | `CrossStorageCheck` | no mutated group shares a storage with another group |
 //! | `NoSelfOverlapCheck` | no member overlaps itself |
+//! | `AddressCheck` | two members' addresses compare as the user's code saw them |
 
 use hashbrown::HashMap;
 use pyo3::prelude::*;
@@ -79,6 +80,55 @@ pub(crate) enum Check {
         mutated: Vec<bool>,
     },
     NoSelfOverlap(Vec<usize>),
+    Address {
+        a: usize,
+        b: usize,
+        relation: Relation,
+        expected: bool,
+    },
+}
+
+/// How user code compared two tensors' addresses (`AddressCheck`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Relation {
+    /// `a.data_ptr() == b.data_ptr()`.
+    DataPtr,
+    /// `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`.
+    StorageDataPtr,
+    /// `a.is_set_to(b)`.
+    SetTo,
+    /// `torch._C._is_alias_of(a, b)`.
+    AliasOf,
+}
+
+impl Relation {
+    const ALL: [(&'static str, Relation); 4] = [
+        ("data_ptr", Relation::DataPtr),
+        ("storage_data_ptr", Relation::StorageDataPtr),
+        ("set_to", Relation::SetTo),
+        ("alias_of", Relation::AliasOf),
+    ];
+
+    fn parse(name: &str) -> PyResult<Relation> {
+        Relation::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, r)| r)
+            .ok_or_else(|| {
+                at_field(
+                    "AddressCheck.relation",
+                    format!("{name:?} is not one of data_ptr, storage_data_ptr, set_to, alias_of"),
+                )
+            })
+    }
+
+    fn name(self) -> &'static str {
+        Relation::ALL
+            .iter()
+            .find(|(_, r)| *r == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("data_ptr")
+    }
 }
 
 /// `members` checked against the frame's `n` slots (`kind`: the class, for
@@ -396,6 +446,57 @@ impl PyCrossStorageCheck {
     }
 }
 
+/// Two members' addresses compare at a call as user code compared them
+/// when the frame was compiled (`relation`, `expected`): the constant
+/// symalias gave Dynamo for `a.data_ptr() == b.data_ptr()`,
+/// `a.untyped_storage().data_ptr() == ...`, `a.is_set_to(b)` or
+/// `torch._C._is_alias_of(a, b)`, kept true by this check.
+#[pyclass(module = "symalias._native", name = "AddressCheck", frozen)]
+pub struct PyAddressCheck {
+    /// The slots of the two tensors, in the order compared.
+    #[pyo3(get)]
+    members: Vec<usize>,
+    relation: Relation,
+    /// What the comparison gave at compile time.
+    #[pyo3(get)]
+    expected: bool,
+}
+
+#[pymethods]
+impl PyAddressCheck {
+    #[new]
+    #[pyo3(signature = (*, members, relation, expected))]
+    fn new(members: Vec<usize>, relation: &str, expected: bool) -> PyResult<Self> {
+        if members.len() != 2 {
+            return Err(at_field("AddressCheck.members", "two members"));
+        }
+        Ok(PyAddressCheck {
+            members,
+            relation: Relation::parse(relation)?,
+            expected,
+        })
+    }
+
+    /// `data_ptr`, `storage_data_ptr`, `set_to` or `alias_of`.
+    #[getter]
+    fn relation(&self) -> &'static str {
+        self.relation.name()
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        reduced(slf.as_any(), &["members", "relation", "expected"])
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "AddressCheck(members={:?}, relation={:?}, expected={})",
+            self.members,
+            self.relation.name(),
+            if self.expected { "True" } else { "False" }
+        )
+    }
+}
+
 /// `__reduce__`'s answer for a keyword-only class: `symalias._native.rebuild`
 /// with the class and its fields (each a getter named as its keyword).
 fn reduced<'py>(slf: &Bound<'py, PyAny>, fields: &[&str]) -> PyResult<Bound<'py, PyTuple>> {
@@ -426,6 +527,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPinCheck>()?;
     m.add_class::<PyCrossStorageCheck>()?;
     m.add_class::<PyNoSelfOverlapCheck>()?;
+    m.add_class::<PyAddressCheck>()?;
     m.add_function(wrap_pyfunction!(rebuild, m)?)
 }
 
@@ -437,6 +539,7 @@ pub(crate) enum AnyCheck<'py> {
     Pin(Bound<'py, PyPinCheck>),
     CrossStorage(Bound<'py, PyCrossStorageCheck>),
     NoSelfOverlap(Bound<'py, PyNoSelfOverlapCheck>),
+    Address(Bound<'py, PyAddressCheck>),
 }
 
 impl AnyCheck<'_> {
@@ -471,6 +574,16 @@ impl AnyCheck<'_> {
                 }
             }
             AnyCheck::Pin(c) => pin(c, n)?,
+            AnyCheck::Address(c) => {
+                let c = c.get();
+                let m = in_range("AddressCheck", &c.members, n)?;
+                Check::Address {
+                    a: m[0],
+                    b: m[1],
+                    relation: c.relation,
+                    expected: c.expected,
+                }
+            }
         })
     }
 }

@@ -31,8 +31,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use symalias::{Call, CallInput, CallTensor, View};
 
-use crate::check_kinds::{AnyCheck, Base, Check};
-use crate::tensors::{call, int, ints, Method};
+use crate::check_kinds::{AnyCheck, Base, Check, Relation};
+use crate::tensors::{call, call_with, int, ints, Method};
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
 static FAILURES: AtomicU64 = AtomicU64::new(0);
@@ -215,7 +215,36 @@ impl Check {
                 groups,
                 mutated,
             } => cross_storage(members, groups, mutated, r),
+            Check::Address {
+                a,
+                b,
+                relation,
+                expected,
+            } => Ok(address(*relation, &r.tensor(*a)?, &r.tensor(*b)?)? == *expected),
         }
+    }
+}
+
+/// The comparison user code made, on this call's tensors (torch's own
+/// methods of `TensorBase`, its own `_is_alias_of`).
+fn address(relation: Relation, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = a.py();
+    let ptr = |t: &Bound<'_, PyAny>| -> PyResult<u64> { call(py, t, Method::DataPtr)?.extract() };
+    let storage_ptr = |t: &Bound<'_, PyAny>| -> PyResult<u64> {
+        call(py, t, Method::UntypedStorage)?
+            .call_method0(intern!(py, "data_ptr"))?
+            .extract()
+    };
+    match relation {
+        Relation::DataPtr => Ok(ptr(a)? == ptr(b)?),
+        Relation::StorageDataPtr => Ok(storage_ptr(a)? == storage_ptr(b)?),
+        Relation::SetTo => call_with(py, a, Method::IsSetTo, b)?.extract(),
+        Relation::AliasOf => py
+            .import(intern!(py, "torch"))?
+            .getattr(intern!(py, "_C"))?
+            .getattr(intern!(py, "_is_alias_of"))?
+            .call1((a, b))?
+            .extract(),
     }
 }
 

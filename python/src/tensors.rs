@@ -22,7 +22,7 @@ use symalias::overlap::{overlapping_views, DEFAULT_BUDGET};
 /// The unbound methods of `torch._C.TensorBase` read per tensor, in the
 /// order of [`Method`], looked up once (calling a descriptor skips the
 /// attribute lookup a method call by name does on every tensor).
-static METHODS: PyOnceLock<[Py<PyAny>; 5]> = PyOnceLock::new();
+static METHODS: PyOnceLock<[Py<PyAny>; 7]> = PyOnceLock::new();
 
 /// The methods of [`METHODS`].
 #[derive(Clone, Copy)]
@@ -32,6 +32,10 @@ pub(crate) enum Method {
     StorageOffset,
     ElementSize,
     UntypedStorage,
+    /// Read by an `AddressCheck` only.
+    DataPtr,
+    /// Read by an `AddressCheck` only (takes the other tensor).
+    IsSetTo,
 }
 
 /// Calls `method` on the tensor `t`.
@@ -40,7 +44,21 @@ pub(crate) fn call<'py>(
     t: &Bound<'py, PyAny>,
     method: Method,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let methods = METHODS.get_or_try_init(py, || -> PyResult<[Py<PyAny>; 5]> {
+    methods(py)?[method as usize].bind(py).call1((t,))
+}
+
+/// Calls `method` on the tensor `t` with the one argument `other`.
+pub(crate) fn call_with<'py>(
+    py: Python<'py>,
+    t: &Bound<'py, PyAny>,
+    method: Method,
+    other: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    methods(py)?[method as usize].bind(py).call1((t, other))
+}
+
+fn methods(py: Python<'_>) -> PyResult<&[Py<PyAny>; 7]> {
+    METHODS.get_or_try_init(py, || -> PyResult<[Py<PyAny>; 7]> {
         let base = py.import("torch")?.getattr("_C")?.getattr("TensorBase")?;
         let get = |name: &str| base.getattr(name).map(Bound::unbind);
         Ok([
@@ -49,9 +67,10 @@ pub(crate) fn call<'py>(
             get("storage_offset")?,
             get("element_size")?,
             get("untyped_storage")?,
+            get("data_ptr")?,
+            get("is_set_to")?,
         ])
-    })?;
-    methods[method as usize].bind(py).call1((t,))
+    })
 }
 
 /// What reading one tensor gave: its storage object, or `None` when a

@@ -7,12 +7,14 @@ read natively (``overlapping_tensors``, ``decide``, ``FrameCheck``).
 ``symalias`` re-exports the result classes. The run-time checks of
 ``symalias.torch`` are typed classes with keyword constructors
 (``OneStorageCheck``, ``PartitionCheck``, ``PinCheck``,
-``CrossStorageCheck``, ``NoSelfOverlapCheck``), which ``FrameCheck`` takes."""
+``CrossStorageCheck``, ``NoSelfOverlapCheck``, ``AddressCheck``), which
+``FrameCheck`` takes."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Self, TypeAlias, final
 
 __all__ = [
+    "AddressCheck",
     "CrossStorageCheck",
     "Decision",
     "DifferentStoragesError",
@@ -365,6 +367,27 @@ class PinCheck:
     def __reduce__(self) -> tuple[Any, ...]: ...
 
 @final
+class AddressCheck:
+    """Two members' addresses compare at a call as user code compared them
+    at compile time: ``relation`` is ``data_ptr``, ``storage_data_ptr``,
+    ``set_to`` or ``alias_of``; ``expected`` what it gave."""
+
+    def __new__(
+        cls,
+        *,
+        members: Sequence[int],
+        relation: Literal["data_ptr", "storage_data_ptr", "set_to", "alias_of"],
+        expected: bool,
+    ) -> AddressCheck: ...
+    @property
+    def members(self) -> list[int]: ...
+    @property
+    def relation(self) -> str: ...
+    @property
+    def expected(self) -> bool: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
 class CrossStorageCheck:
     """No member of a mutated group shares its storage with a member of
     another group (``groups``: each member's compile-time group;
@@ -386,7 +409,7 @@ class NoSelfOverlapCheck(_MembersCheck):
     """No member overlaps itself (decided exactly from its sizes and strides)."""
 
 #: Any run-time check.
-_Check: TypeAlias = OneStorageCheck | PartitionCheck | PinCheck | CrossStorageCheck | NoSelfOverlapCheck
+_Check: TypeAlias = OneStorageCheck | PartitionCheck | PinCheck | CrossStorageCheck | NoSelfOverlapCheck | AddressCheck
 #: One step from a frame's locals to a value.
 _Step: TypeAlias = tuple[Literal["item", "attr"], Any]
 

@@ -110,5 +110,5 @@ def pytest_terminal_summary(terminalreporter):
         f"symalias: {guarded} of {compiled} frames compiled "
         "under install() carry a symalias run-time check; "
         f"{group} of them for an aliased storage group "
-        "(the others: only the cross-storage fact)"
+        "(the others: the cross-storage fact, or user code's address checks)"
     )

@@ -41,6 +41,11 @@ serving a graph made under another decision (hook points measured on torch
   aliasing error; disjoint views of that storage stay accepted. Inputs of
   one storage are accepted by the op's aliasing checks when read-only or
   disjoint in bytes for every allowed shape (torch refuses any two).
+* **H10, concatenation** (``_concat``): an input of a ``cat`` is copied
+  only when a later write touches it or the result it would live in.
+* **H11, alias checks in user code** (``_address``): ``data_ptr``
+  comparisons, ``is_set_to`` and ``_is_alias_of`` on frame inputs are
+  constants backed by a run-time check, not graph breaks.
 
 ``explain(fn, *args)`` compiles ``fn`` with symalias installed and reports the
 storage groups it saw: which inputs overlap, a witness byte per pair, whether

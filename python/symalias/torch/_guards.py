@@ -15,6 +15,8 @@ a call, over the frame's tensors by slot:
 * ``CrossStorageFact`` / ``CrossStorageCheck`` (H3): no mutated input
   shares its storage with an input that was in another storage at compile
   time.
+* ``AddressFact`` / ``AddressCheck`` (``_address``): two inputs' addresses
+  compare as user code compared them when the frame was compiled.
 * ``NoSelfOverlapFact`` / ``NoSelfOverlapCheck``: no mutated input overlaps
   itself where that was not proved for all shapes.
 
@@ -44,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from collections.abc import Sequence
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from .. import _native
 from . import _state, _torch
@@ -133,6 +135,7 @@ _CHECKS = (
     _native.PinCheck,
     _native.CrossStorageCheck,
     _native.NoSelfOverlapCheck,
+    _native.AddressCheck,
 )
 
 #: Why a saved artifact whose checks this symalias cannot read never passes.
@@ -260,7 +263,7 @@ class FrameGuards:
         tc.guards_context.aotautograd_guards.append(facts)
         if orphan and tc.fake_mode is not None and tc.fake_mode.shape_env is not None:
             _state.orphans.setdefault(tc.fake_mode.shape_env, []).append(facts)
-        grouped = any(not isinstance(f, CrossStorageFact) for f, _ in self.facts)
+        grouped = any(not isinstance(f, (CrossStorageFact, AddressFact)) for f, _ in self.facts)
         with _state.lock:
             _state.stats.frames_guarded += 1
             _state.lifetime.frames_guarded += 1
@@ -435,3 +438,27 @@ class NoSelfOverlapFact:
     def check(self, idx: list[int]) -> Check:
         """The check, members at frame slots ``idx``."""
         return _native.NoSelfOverlapCheck(members=idx)
+
+
+#: How user code compared two inputs' addresses (``_address``).
+Relation = Literal["data_ptr", "storage_data_ptr", "set_to", "alias_of"]
+
+
+class AddressFact:
+    """Two inputs' addresses compare as they did at compile time."""
+
+    def __init__(self, relation: Relation, expected: bool) -> None:
+        self.relation = relation
+        self.expected = expected
+
+    def check(self, idx: list[int]) -> Any:
+        return _native.AddressCheck(members=idx, relation=self.relation, expected=self.expected)
+
+    def verbose(self) -> str:
+        op = {"data_ptr": "data_ptr()", "storage_data_ptr": "untyped_storage().data_ptr()"}
+        what = (
+            f"the inputs' {op[self.relation]} {'equal' if self.expected else 'differ'}"
+            if self.relation in op
+            else f"{'is_set_to' if self.relation == 'set_to' else '_is_alias_of'} is {self.expected}"
+        )
+        return f"symalias: {what}, as when the frame was compiled"

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any, Callable
 
 from . import (
+    _address,
     _cache,
     _concat,
     _decision,
@@ -32,7 +33,7 @@ def replace_decision(_orig: Callable[..., Any]) -> Callable[..., Any]:
     return _decision.compute_overlapping_inputs
 
 
-Wrapper = Callable[[Callable[..., Any]], Callable[..., Any]]
+Wrapper = Callable[[Any], Any]
 
 #: What replaces each hook point: given torch's function, its replacement
 #: (``_torch.HOOKS``; a test holds the two equal).
@@ -56,6 +57,10 @@ WRAPPERS: dict[_torch.Hook, Wrapper] = {
     _torch.HOP_FUNCTIONAL: _hop.wrap_check_alias_and_mutation,
     _torch.HOP_FUNCTIONAL_WHILE: _hop.wrap_check_alias_and_mutation,
     _torch.CONCAT: _concat.wrap_create,
+    _torch.DATA_PTR_COMPARE: _address.wrap_data_ptr_compare,
+    _torch.STORAGE_METHODS: _address.wrap_storage_methods,
+    _torch.TENSOR_METHODS: _address.wrap_tensor_methods,
+    _torch.TORCH_CALL: _address.wrap_torch_call,
     _torch.FUNCTIONAL_ARGS: _functionalized.wrap_generate_op_kwargs,
     _torch.FAKE_DISPATCH: _overlap_errors.wrap_fake_dispatch,
     _torch.FX_GRAPH_HASH: _cache.wrap_fx_graph_hash,

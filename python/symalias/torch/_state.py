@@ -116,6 +116,9 @@ class Stats:
     concat_copied: int = 0
     #: symalias's time deciding them.
     concat_seconds: float = 0.0
+    #: Alias checks in user code answered as constants, each backed by an
+    #: ``AddressCheck`` (``_address``).
+    address_constants: int = 0
     #: Read-only arguments of a functionalized mutating op regenerated from
     #: the clone of their base, as overlapping a mutated argument
     #: (``_functionalized``; counted where the op's kernel or its

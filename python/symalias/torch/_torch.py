@@ -71,6 +71,8 @@ class Hook:
     static: bool = False
     #: A class method (replaced by one; ``params`` after ``cls``).
     cls: bool = False
+    #: A method table (a dict, ``params`` None), replaced by a larger one.
+    table: bool = False
 
 
 RW = "torch._functorch._aot_autograd.runtime_wrappers"
@@ -127,6 +129,13 @@ HOP_FUNCTIONAL_WHILE = Hook(
 # Inductor's concatenation: which inputs are computed into the result
 # (``_concat``), answered through the set torch's rule reads.
 CONCAT = Hook("torch._inductor.ir.ConcatKernel", "create", ("inputs", "dim"), cls=True)
+# Alias checks in user code (``_address``): two data pointers compared,
+# a storage's ``data_ptr``, ``is_set_to``, ``torch._C._is_alias_of``.
+DV = "torch._dynamo.variables"
+DATA_PTR_COMPARE = Hook(f"{DV}.tensor.DataPtrVariable", "tp_richcompare_impl", ("self", "tx", "other", "op"))
+STORAGE_METHODS = Hook(f"{DV}.tensor.UntypedStorageVariable", "tp_methods", None, table=True)
+TENSOR_METHODS = Hook(f"{DV}.tensor.TensorVariable", "tp_methods", None, table=True)
+TORCH_CALL = Hook(f"{DV}.torch.TorchInGraphFunctionVariable", "call_function", ("self", "tx", "args", "kwargs"))
 # Functionalized mutating ops: a read-only argument overlapping a mutated
 # one is regenerated from the mutated base's clone (``_functionalized``).
 FUNCTIONAL_ARGS = Hook(
@@ -169,6 +178,10 @@ HOOKS = [
     HOP_FUNCTIONAL,
     HOP_FUNCTIONAL_WHILE,
     CONCAT,
+    DATA_PTR_COMPARE,
+    STORAGE_METHODS,
+    TENSOR_METHODS,
+    TORCH_CALL,
     FUNCTIONAL_ARGS,
     FAKE_DISPATCH,
     FX_GRAPH_HASH,
@@ -270,7 +283,19 @@ READS: list[tuple[str, list[str]]] = [
     # Read by ``_native``: a tensor's layout, one call per field
     # (python/src/tensors.rs), its autograd base (checks.rs: a pinned base);
     # a SymInt's node and the ShapeEnv's tables (symints.rs: never compared).
-    ("torch._C.TensorBase", ["size", "stride", "storage_offset", "element_size", "untyped_storage", "_base"]),
+    (
+        "torch._C.TensorBase",
+        ["size", "stride", "storage_offset", "element_size", "untyped_storage", "_base", "data_ptr", "is_set_to"],
+    ),
+    ("torch._C", ["_is_alias_of"]),
+    (f"{DV}.tensor", ["TensorVariable", "DataPtrVariable"]),
+    (f"{DV}.tensor.DataPtrVariable", ["from_tensor", "_is_same_data_ptr", "reconstruct"]),
+    (f"{DV}.tensor.UntypedStorageVariable", ["from_tensor"]),
+    (f"{DV}.torch.BaseTorchVariable", ["value"]),
+    (f"{DV}.constant.ConstantVariable", ["create"]),
+    (f"{DV}.base", ["Method"]),
+    ("torch._dynamo.output_graph.OutputGraph", ["root_tx"]),
+    ("torch._dynamo.symbolic_convert.InstructionTranslatorBase", ["f_locals", "output"]),
     ("torch._C.StorageBase", ["_cdata"]),
     ("torch.nn.Module", ["_get_name"]),
     ("torch._dynamo.exc.BackendCompilerFailed", ["inner_exception"]),
@@ -395,6 +420,61 @@ def is_hop_schema(schema: Any) -> bool:
     import torch._higher_order_ops.schema as hs
 
     return isinstance(schema, hs.HopSchema)
+
+
+def int_hint(x: Any) -> int:
+    """The example value of an int or SymInt."""
+    if isinstance(x, torch.SymInt) and x.node.hint is not None:
+        return int(x.node.hint)
+    return int(x)
+
+
+def alias_of_function() -> Any:
+    """``torch._C._is_alias_of``."""
+    return torch._C._is_alias_of  # type: ignore[attr-defined]
+
+
+def is_tensor_variable(vt: Any) -> bool:
+    """Whether a Dynamo variable tracks a tensor."""
+    import torch._dynamo.variables.tensor as vtm
+
+    return isinstance(vt, vtm.TensorVariable)
+
+
+def data_ptr_variable_class() -> Any:
+    """Dynamo's ``DataPtrVariable`` (``t.data_ptr()`` while tracing)."""
+    import torch._dynamo.variables.tensor as vtm
+
+    return vtm.DataPtrVariable
+
+
+def is_data_ptr_variable(vt: Any) -> bool:
+    return isinstance(vt, data_ptr_variable_class())
+
+
+def same_traced_data_ptr(a: Any, b: Any) -> bool:
+    """Whether torch answers two ``DataPtrVariable`` itself: one traced
+    tensor (through ``detach``), unchanged between the two reads."""
+    return bool(a._is_same_data_ptr(b))
+
+
+def constant_variable(value: Any) -> Any:
+    """A Dynamo constant."""
+    import torch._dynamo.variables.constant as c
+
+    return c.ConstantVariable.create(value)
+
+
+def dynamo_method(handler: Callable[..., Any]) -> Any:
+    """An entry of a Dynamo variable's method table."""
+    import torch._dynamo.variables.base as b
+
+    return b.Method(handler)
+
+
+def frame_locals(tx: Any) -> Any:
+    """The locals of the frame Dynamo compiles (``L`` of its guards)."""
+    return tx.output.root_tx.f_locals
 
 
 def fx_node_storage(node: Any) -> int | None:
@@ -566,7 +646,7 @@ def _signature_problem(owner: Any, where: str, attr: str, params: Sequence[str] 
     if fn is None:
         return f"{where}.{attr} is missing"
     if params is None:
-        return None if callable(fn) else f"{where}.{attr} is not callable"
+        return None if callable(fn) or isinstance(fn, dict) else f"{where}.{attr} is not callable"
     got = list(inspect.signature(fn).parameters)[: len(params)]
     if got != list(params):
         return f"{where}.{attr} takes {got}, symalias expects {params}"

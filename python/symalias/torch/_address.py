@@ -1,0 +1,186 @@
+"""Alias checks in user code: constants backed by a run-time check.
+
+torch 2.15 breaks the graph on the four ways user code asks whether two
+tensors share memory -- ``a.data_ptr() == b.data_ptr()`` (unless both are
+one traced tensor), ``a.untyped_storage().data_ptr() == ...`` (no such
+method traced), ``a.is_set_to(b)`` and ``torch._C._is_alias_of(a, b)``
+("torch.* op returned non-Tensor") -- with ``fullgraph=True`` an error.
+
+Installed, where both tensors are inputs of the frame (graph
+placeholders with a source the guard can read), still laid out as they
+came in (no metadata changed in the frame before the question), symalias
+answers the question on the frame's real inputs at compile time, gives
+Dynamo the answer as a constant, and adds an ``AddressCheck`` to the
+frame's checks: the same comparison, made on each call's inputs by
+torch's own methods, must give the same answer, or the frame is compiled
+again. Anything else keeps torch's graph break.
+
+``answer`` is the decision (a value: the constant, or None); the wrappers
+apply it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from . import _torch
+from ._guards import AddressFact, FrameGuards, Relation
+from ._state import lock, stats
+
+
+def evaluate(relation: Relation, a: Any, b: Any) -> bool:
+    """The comparison user code makes, on real tensors."""
+    if relation == "data_ptr":
+        return bool(a.data_ptr() == b.data_ptr())
+    if relation == "storage_data_ptr":
+        return bool(a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr())
+    if relation == "set_to":
+        return bool(a.is_set_to(b))
+    return bool(_torch.alias_of_function()(a, b))
+
+
+def _input(tx: Any, vt: Any) -> Any:
+    """The frame's real input behind a tensor variable, or None: it must be
+    a graph placeholder with a source reachable from the frame's locals,
+    a plain tensor, laid out as its fake value is now."""
+    if not _torch.is_tensor_variable(vt) or vt.source is None:
+        return None
+    node = vt.as_proxy().node
+    if node.op != "placeholder":
+        return None
+    steps = _torch.path(vt.source)
+    if steps is None:
+        return None
+    value: Any = _torch.frame_locals(tx)
+    try:
+        for kind, key in steps:
+            value = value[key] if kind == "item" else getattr(value, key)
+    except (KeyError, IndexError, AttributeError, TypeError):
+        return None
+    fake = node.meta.get("example_value")
+    if type(value) is not torch.Tensor or not isinstance(fake, torch.Tensor):
+        return None
+    same = (
+        [_torch.int_hint(s) for s in fake.size()] == list(value.size())
+        and [_torch.int_hint(s) for s in fake.stride()] == list(value.stride())
+        and _torch.int_hint(fake.storage_offset()) == value.storage_offset()
+        and fake.dtype == value.dtype
+    )
+    return value if same else None
+
+
+def answer(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
+    """The compile-time answer of ``relation`` on two frame inputs, or None
+    where symalias cannot back it with a check (torch's graph break)."""
+    a, b = _input(tx, a_vt), _input(tx, b_vt)
+    if a is None or b is None:
+        return None
+    try:
+        fake_a, fake_b = (v.as_proxy().node.meta["example_value"] for v in (a_vt, b_vt))
+        # The frame's fake inputs alias as the real ones do (Dynamo fakeifies
+        # one storage once); anything else and the graph would not match.
+        if (_torch.storage_id(fake_a) == _torch.storage_id(fake_b)) != (_torch.storage_id(a) == _torch.storage_id(b)):
+            return None
+        return evaluate(relation, a, b)
+    except Exception:
+        return None
+
+
+def _constant(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
+    """``answer``, its check added to the frame's checks."""
+    got = answer(tx, relation, a_vt, b_vt)
+    if got is None:
+        return None
+    tc = _torch.tracing_context()
+    if tc is None:
+        return None
+    guards = FrameGuards()
+    guards.add([a_vt.source, b_vt.source], AddressFact(relation, got))
+    guards.install(tc)
+    with lock:
+        stats.address_constants += 1
+    return got
+
+
+# ---- The wrappers: each applies ``_constant`` or leaves torch's way ----
+
+
+def wrap_data_ptr_compare(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``DataPtrVariable.tp_richcompare_impl``: ``==``/``!=`` of two data
+    pointers of frame inputs (tensors', or storages')."""
+
+    def tp_richcompare_impl(self: Any, tx: Any, other: Any, op: str) -> Any:
+        if op in ("__eq__", "__ne__") and _torch.is_data_ptr_variable(other):
+            mine, theirs = _is_storage_ptr(self), _is_storage_ptr(other)
+            if mine == theirs and not (not mine and _torch.same_traced_data_ptr(self, other)):
+                got = _constant(tx, "storage_data_ptr" if mine else "data_ptr", self.from_tensor, other.from_tensor)
+                if got is not None:
+                    return _torch.constant_variable(got == (op == "__eq__"))
+        return orig(self, tx, other, op)
+
+    tp_richcompare_impl.__wrapped__ = orig  # type: ignore[attr-defined]
+    return tp_richcompare_impl
+
+
+_storage_ptr_class: list[type] = []
+
+
+def _is_storage_ptr(v: Any) -> bool:
+    """A storage's pointer (``storage_data_ptr_variable``), not a tensor's."""
+    return bool(_storage_ptr_class) and isinstance(v, _storage_ptr_class[0])
+
+
+def storage_data_ptr_variable(from_tensor: Any) -> Any:
+    """A storage's ``data_ptr()`` as Dynamo's ``DataPtrVariable`` (compared
+    by ``wrap_data_ptr_compare``), rebuilt as
+    ``t.untyped_storage().data_ptr()`` where it leaves the graph."""
+    if not _storage_ptr_class:
+        base = _torch.data_ptr_variable_class()
+
+        class StorageDataPtrVariable(base):  # type: ignore[misc, valid-type]
+            def reconstruct(self, codegen: Any) -> None:
+                codegen(self.from_tensor)
+                codegen.load_method("untyped_storage")
+                codegen.call_method(0)
+                codegen.load_method("data_ptr")
+                codegen.call_method(0)
+
+        _storage_ptr_class.append(StorageDataPtrVariable)
+    return _storage_ptr_class[0](from_tensor)
+
+
+def wrap_storage_methods(orig: dict[str, Any]) -> dict[str, Any]:
+    """``UntypedStorageVariable.tp_methods`` with ``data_ptr``."""
+
+    def data_ptr(self: Any, tx: Any, args: Any, kwargs: Any) -> Any:
+        return storage_data_ptr_variable(self.from_tensor)
+
+    return {**orig, "data_ptr": _torch.dynamo_method(data_ptr)}
+
+
+def wrap_tensor_methods(orig: dict[str, Any]) -> dict[str, Any]:
+    """``TensorVariable.tp_methods`` with ``is_set_to`` (declines -- torch's
+    way -- where symalias cannot answer)."""
+
+    def is_set_to(self: Any, tx: Any, other: Any) -> Any:
+        got = _constant(tx, "set_to", self, other)
+        return None if got is None else _torch.constant_variable(got)
+
+    return {**orig, "is_set_to": _torch.dynamo_method(is_set_to)}
+
+
+def wrap_torch_call(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """``TorchInGraphFunctionVariable.call_function``: ``torch._C
+    ._is_alias_of(a, b)`` of two frame inputs."""
+
+    def call_function(self: Any, tx: Any, args: Any, kwargs: Any, *rest: Any, **kw: Any) -> Any:
+        if self.value is _torch.alias_of_function() and len(args) == 2 and not kwargs:
+            got = _constant(tx, "alias_of", args[0], args[1])
+            if got is not None:
+                return _torch.constant_variable(got)
+        return orig(self, tx, args, kwargs, *rest, **kw)
+
+    call_function.__wrapped__ = orig  # type: ignore[attr-defined]
+    return call_function

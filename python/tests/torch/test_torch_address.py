@@ -1,0 +1,112 @@
+"""Alias checks in user code (issue 49, ``_address``): ``a.data_ptr() ==
+b.data_ptr()``, ``a.untyped_storage().data_ptr() == ...``,
+``a.is_set_to(b)`` and ``torch._C._is_alias_of(a, b)`` on a frame's
+inputs. Stock torch 2.15 cannot trace any of them (``fullgraph=True``
+fails); installed, each is a constant of the graph backed by an
+``AddressCheck``: no graph break, the result equals eager for every
+aliasing, and a call whose aliasing answers otherwise compiles again."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch._dynamo.testing import CompileCounterWithBackend
+
+import symalias._native as native
+import symalias.torch as st
+
+
+def by_data_ptr(a, b):
+    return a + 1 if a.data_ptr() == b.data_ptr() else a - 1
+
+
+def by_storage_ptr(a, b):
+    return a + 1 if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr() else a * 3
+
+
+def by_is_set_to(a, b):
+    return a * 2 if a.is_set_to(b) else a - 2
+
+
+def by_is_alias_of(a, b):
+    return a + 5 if torch._C._is_alias_of(a, b) else a * 5
+
+
+CHECKS = [by_data_ptr, by_storage_ptr, by_is_set_to, by_is_alias_of]
+
+
+def pairs():
+    """Calls whose answers differ: disjoint views of one storage, one view
+    twice (two objects), two storages, then the first again."""
+    x, y = torch.arange(8.0), torch.arange(8.0) + 10
+    return [(x[:4], x[4:]), (x[:4], x[:4]), (x[:4], y[:4]), (x[4:], x[:4])]
+
+
+@pytest.mark.parametrize("fn", CHECKS, ids=lambda f: f.__name__)
+def test_stock_cannot_trace_the_check(fn):
+    st.uninstall()
+    torch._dynamo.reset()
+    a, b = pairs()[0]
+    with pytest.raises(Exception, match=r"Unsupported|non-Tensor|Data pointer"):
+        torch.compile(fn, backend="eager", fullgraph=True)(a, b)
+
+
+#: Each check's question, asked in eager.
+ASKED = {
+    by_data_ptr: lambda a, b: a.data_ptr() == b.data_ptr(),
+    by_storage_ptr: lambda a, b: a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(),
+    by_is_set_to: lambda a, b: a.is_set_to(b),
+    by_is_alias_of: lambda a, b: torch._C._is_alias_of(a, b),
+}
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+@pytest.mark.parametrize("fn", CHECKS, ids=lambda f: f.__name__)
+def test_the_check_is_a_constant_kept_by_a_run_time_check(fresh_torch, fn, backend):
+    st.install()
+    counter = CompileCounterWithBackend(backend)
+    compiled = torch.compile(fn, backend=counter, fullgraph=True)
+    answers = set()
+    for a, b in pairs():
+        assert torch.equal(compiled(a, b), fn(a, b))
+        answers.add(bool(ASKED[fn](a, b)))
+    # Both answers met; one compile for each (a call answering as an
+    # earlier one reuses its graph).
+    assert answers == {False, True}
+    assert counter.frame_count == 2
+    assert st.stats.address_constants == 2
+
+
+@pytest.mark.parametrize("fn", CHECKS, ids=lambda f: f.__name__)
+def test_no_graph_break_installed(fresh_torch, fn):
+    st.install()
+    a, b = pairs()[0]
+    explained = torch._dynamo.explain(fn)(a, b)
+    assert explained.graph_break_count == 0 and explained.graph_count == 1
+
+
+def test_a_frame_whose_inputs_changed_layout_keeps_torchs_way(fresh_torch):
+    """A tensor whose metadata changed in the frame is not the input the
+    check would read: torch's graph break stands."""
+    st.install()
+
+    def resized(a, b):
+        a = a.view(2, 2)
+        return a + 1 if a.data_ptr() == b.data_ptr() else a - 1
+
+    a, b = pairs()[1]
+    with pytest.raises(Exception, match="Data pointer"):
+        torch.compile(resized, backend="eager", fullgraph=True)(a, b)
+
+
+def test_the_check_pickles_and_refuses_bad_input():
+    c = native.AddressCheck(members=[0, 1], relation="set_to", expected=True)
+    back = pickle.loads(pickle.dumps(c))
+    assert (back.members, back.relation, back.expected) == ([0, 1], "set_to", True)
+    with pytest.raises(native.InputError, match=r"AddressCheck\.members"):
+        native.AddressCheck(members=[0], relation="set_to", expected=True)
+    with pytest.raises(native.InputError, match=r"AddressCheck\.relation"):
+        native.AddressCheck(members=[0, 1], relation="same", expected=True)
