@@ -46,6 +46,8 @@ serving a graph made under another decision (hook points measured on torch
 * **H11, alias checks in user code** (``_address``): ``data_ptr``
   comparisons, ``is_set_to`` and ``_is_alias_of`` on frame inputs are
   constants backed by a run-time check, not graph breaks.
+* **H12, the user's clone of an input** (``_clones``): kept for the op
+  that mutates it, so Inductor's reinplace pass writes it in place.
 
 ``explain(fn, *args)`` compiles ``fn`` with symalias installed and reports the
 storage groups it saw: which inputs overlap, a witness byte per pair, whether

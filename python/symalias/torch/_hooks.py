@@ -13,6 +13,7 @@ from typing import Any, Callable
 from . import (
     _address,
     _cache,
+    _clones,
     _concat,
     _decision,
     _functionalized,
@@ -57,6 +58,7 @@ WRAPPERS: dict[_torch.Hook, Wrapper] = {
     _torch.HOP_FUNCTIONAL: _hop.wrap_check_alias_and_mutation,
     _torch.HOP_FUNCTIONAL_WHILE: _hop.wrap_check_alias_and_mutation,
     _torch.CONCAT: _concat.wrap_create,
+    _torch.NOOPS: _clones.wrap_remove_noop_ops,
     _torch.DATA_PTR_COMPARE: _address.wrap_data_ptr_compare,
     _torch.STORAGE_METHODS: _address.wrap_storage_methods,
     _torch.TENSOR_METHODS: _address.wrap_tensor_methods,

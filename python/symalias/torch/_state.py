@@ -119,6 +119,9 @@ class Stats:
     #: Alias checks in user code answered as constants, each backed by an
     #: ``AddressCheck`` (``_address``).
     address_constants: int = 0
+    #: The user's clones of inputs given back to the ops that mutate them
+    #: after Inductor's no-op removal (``_clones``).
+    clones_kept: int = 0
     #: Read-only arguments of a functionalized mutating op regenerated from
     #: the clone of their base, as overlapping a mutated argument
     #: (``_functionalized``; counted where the op's kernel or its

@@ -129,6 +129,9 @@ HOP_FUNCTIONAL_WHILE = Hook(
 # Inductor's concatenation: which inputs are computed into the result
 # (``_concat``), answered through the set torch's rule reads.
 CONCAT = Hook("torch._inductor.ir.ConcatKernel", "create", ("inputs", "dim"), cls=True)
+# The user's clone of an input, given back to the op that mutates it
+# after Inductor's no-op removal (``_clones``).
+NOOPS = Hook("torch._inductor.fx_passes.post_grad", "remove_noop_ops", ("graph",))
 # Alias checks in user code (``_address``): two data pointers compared,
 # a storage's ``data_ptr``, ``is_set_to``, ``torch._C._is_alias_of``.
 DV = "torch._dynamo.variables"
@@ -178,6 +181,7 @@ HOOKS = [
     HOP_FUNCTIONAL,
     HOP_FUNCTIONAL_WHILE,
     CONCAT,
+    NOOPS,
     DATA_PTR_COMPARE,
     STORAGE_METHODS,
     TENSOR_METHODS,

@@ -139,9 +139,10 @@ def _overlapping_inputs(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def _clone_of_input(a: torch.Tensor) -> torch.Tensor:
-    # The user's own copy: functionalization folds ``a.clone()`` into the
-    # op's base (the graph input, which is not mutated), so the pass must
-    # clone it -- stock and symalias alike.
+    # The user's own copy: Inductor's no-op removal folds ``a.clone()``
+    # into the op's base (the graph input, which is not mutated), so stock's
+    # pass clones it again (and counts a missed reinplace); symalias gives
+    # the op its clone back (``_clones``) and the pass writes it in place.
     buf = a.clone()
     n = buf.shape[0] // 2
     twoblocks(buf[:n], buf[n:])
@@ -175,7 +176,7 @@ FRAMES = [
     Frame("data_dependent", _data_dependent, _dd, True, 1, scalars=True),
     Frame("view_of_input", _view_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True, 2),
     Frame("overlapping_inputs", _overlapping_inputs, _overlap, False, 1),
-    Frame("clone_of_input", _clone_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), False, 2),
+    Frame("clone_of_input", _clone_of_input, lambda n: (torch.arange(2 * n, dtype=torch.float32),), True, 2),
 ]
 
 
