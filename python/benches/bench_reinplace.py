@@ -161,7 +161,7 @@ def main() -> None:
     for r in rows:
         mode = "symalias" if r["installed"] else "stock"
         if "error" in r:
-            print(f"{r['frame']:20} {str(r['dynamic'])[0]:4} {mode:9} {r['error']} (stock and installed)")
+            print(f"{r['frame']:20} {str(r['dynamic'])[0]:4} {mode:9} {r['error']}")
             continue
         per = f"{r['decide_us_per_mutated_arg']:.1f}" if r["installed"] else "-"
         sp = f"{100 * r['share_of_pass']:.1f}" if r["installed"] else "-"

@@ -128,7 +128,7 @@ def hull(members: list[Any], from_zero: bool = False) -> tuple[Any, Any] | None:
     # ``Max`` would be a new symbol the graph's tracer cannot follow).
     # Asking whether it ends last for every shape guards it (shape guards
     # of Dynamo), so at run time the largest end is that member's.
-    last = max(ends, key=_hint)
+    last = max(ends, key=_torch.int_hint)
     for b in ends:
         if b is not last and not bool(last >= b):
             raise EagerFallback("the byte span of the merged views changes order", dtypes=True)
@@ -143,13 +143,6 @@ def _whole(first: int, end: Any, wide: int) -> Any:
     if wide == 1:
         return end  # (no ``x * 1``: see ``_regenerate.regenerate``)
     return first + (end - first + wide - 1) // wide * wide
-
-
-def _hint(x: Any) -> int:
-    """The example value of an int or SymInt."""
-    if isinstance(x, torch.SymInt) and x.node.hint is not None:
-        return int(x.node.hint)
-    return int(x)
 
 
 def byte_merge(
