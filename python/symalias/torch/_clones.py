@@ -48,7 +48,7 @@ def keep(graph: Any) -> list[Kept]:
     for node in graph.nodes:
         if node.op != "call_function" or node.target is not torch.ops.higher_order.auto_functionalized_v2:
             continue
-        for i, base in enumerate(node.kwargs.get("_all_bases") or []):
+        for i, base in enumerate(node.kwargs["_all_bases"]):
             if (
                 not isinstance(base, torch.fx.Node)
                 or base.op != "call_function"
