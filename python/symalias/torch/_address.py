@@ -43,8 +43,9 @@ def evaluate(relation: Relation, a: Any, b: Any) -> bool:
 
 def _input(tx: Any, vt: Any) -> Any:
     """The frame's real input behind a tensor variable, or None: it must be
-    a graph placeholder with a source reachable from the frame's locals,
-    a plain tensor, laid out as its fake value is now."""
+    a graph placeholder with a source reachable from the frame's locals
+    (an argument, a module's attribute or parameter), no wrapper subclass,
+    laid out as its fake value is now."""
     if not _torch.is_tensor_variable(vt) or vt.source is None:
         return None
     node = vt.as_proxy().node
@@ -60,7 +61,7 @@ def _input(tx: Any, vt: Any) -> Any:
     except (KeyError, IndexError, AttributeError, TypeError):
         return None
     fake = node.meta.get("example_value")
-    if type(value) is not torch.Tensor or not isinstance(fake, torch.Tensor):
+    if not isinstance(value, torch.Tensor) or _torch.is_wrapper_subclass(value) or not isinstance(fake, torch.Tensor):
         return None
     same = (
         [_torch.int_hint(s) for s in fake.size()] == list(value.size())

@@ -88,6 +88,31 @@ def test_no_graph_break_installed(fresh_torch, fn):
     assert explained.graph_break_count == 0 and explained.graph_count == 1
 
 
+class Tied(torch.nn.Module):
+    """Two parameters that may be one tensor's storage (tied weights)."""
+
+    def __init__(self, a, b):
+        super().__init__()
+        self.a = torch.nn.Parameter(a, requires_grad=False)
+        self.b = torch.nn.Parameter(b, requires_grad=False)
+
+    def forward(self, x):
+        tied = self.a.untyped_storage().data_ptr() == self.b.untyped_storage().data_ptr()
+        return x * 2 if tied else x + 3
+
+
+def test_module_parameters_tied_or_not(fresh_torch):
+    """Parameters reached through ``self``: one compile per answer."""
+    st.install()
+    base = torch.arange(8.0)
+    x = torch.ones(4)
+    counter = CompileCounterWithBackend("aot_eager")
+    for a, b in [(base[:4], base[4:]), (torch.zeros(4), torch.zeros(4)), (base[4:], base[:4])]:
+        m = Tied(a, b)
+        assert torch.equal(torch.compile(m, backend=counter, fullgraph=True)(x), m(x))
+    assert counter.frame_count >= 2 and st.stats.address_constants >= 2
+
+
 def test_a_frame_whose_inputs_changed_layout_keeps_torchs_way(fresh_torch):
     """A tensor whose metadata changed in the frame is not the input the
     check would read: torch's graph break stands."""
