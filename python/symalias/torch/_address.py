@@ -25,8 +25,8 @@ from typing import Any, Callable
 
 import torch
 
-from . import _torch
-from ._guards import AddressFact, FrameGuards, Relation
+from . import _state, _torch
+from ._guards import AddressFact, Relation
 from ._state import lock, stats
 
 
@@ -90,16 +90,15 @@ def answer(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
 
 
 def _constant(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
-    """``answer``, its check added to the frame's checks."""
+    """``answer``, its fact waiting for the frame's check."""
     got = answer(tx, relation, a_vt, b_vt)
     if got is None:
         return None
     tc = _torch.tracing_context()
     if tc is None:
         return None
-    guards = FrameGuards()
-    guards.add([a_vt.source, b_vt.source], AddressFact(relation, got))
-    guards.install(tc)
+    # Joins the frame's one check (``_state.pending_facts``).
+    _state.add_pending(tc, [a_vt.source, b_vt.source], AddressFact(relation, got))
     with lock:
         stats.address_constants += 1
     return got

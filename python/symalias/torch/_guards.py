@@ -158,6 +158,13 @@ def _adopt(output_graph: Any, guards: list[Any]) -> None:
     guard state has facts or a stamp already; its ShapeEnv is a fresh one,
     with no orphans."""
     guards += _state.orphans.pop(output_graph.shape_env, [])
+    pending = _state.take_pending(guards)
+    if pending:
+        # A frame whose address checks met no compile (no graph to compile).
+        alone = FrameGuards()
+        for sources, fact in pending:
+            alone.add(sources, fact)
+        guards.append(alone.facts_value())
     if not any(isinstance(g, FrameFacts) for g in guards):
         guards.append(STAMP)
 
@@ -248,18 +255,22 @@ class FrameGuards:
             idx.append(self._slot[name])
         self.facts.append((fact, idx))
 
+    def facts_value(self) -> FrameFacts:
+        """The facts gathered, as one ``FrameFacts``."""
+        return FrameFacts(
+            list(self.sources),
+            [f.check(idx) for f, idx in self.facts],
+            [f.premised(idx) if isinstance(f, PartitionFact) else None for f, idx in self.facts],
+            [f.verbose() for f, _ in self.facts],
+        )
+
     def install(self, tc: Any, orphan: bool = False) -> None:
         """The facts gathered, as one ``FrameFacts`` among the compile's
         AOTAutograd guards (none when there is none). ``orphan``: no Dynamo
         compile is open; the tracing context may not be the capture's."""
         if not self.facts or tc is None:
             return
-        facts = FrameFacts(
-            list(self.sources),
-            [f.check(idx) for f, idx in self.facts],
-            [f.premised(idx) if isinstance(f, PartitionFact) else None for f, idx in self.facts],
-            [f.verbose() for f, _ in self.facts],
-        )
+        facts = self.facts_value()
         tc.guards_context.aotautograd_guards.append(facts)
         if orphan and tc.fake_mode is not None and tc.fake_mode.shape_env is not None:
             _state.orphans.setdefault(tc.fake_mode.shape_env, []).append(facts)

@@ -188,7 +188,11 @@ def _install(c: _compile.Compile, torch: Any) -> None:
     with lock:
         stats.frames_compiled += 1
         _state.lifetime.frames_compiled += 1
-    c.guards.install(_torch.tracing_context())
+    tc = _torch.tracing_context()
+    if tc is not None:
+        for sources, fact in _state.take_pending(tc.guards_context.aotautograd_guards):
+            c.guards.add(sources, fact)
+    c.guards.install(tc)
 
 
 def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:

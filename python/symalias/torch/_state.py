@@ -184,6 +184,28 @@ frame_words: dict[int, tuple[weakref.ReferenceType[Any], list[str]]] = {}
 #: the ShapeEnv they share with the capture (``_guards._adopt``).
 orphans: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
 
+#: Facts about user code's address checks made while Dynamo traces
+#: (``_address``), waiting for the frame's one check, by the capture's
+#: tracing context (weakly: an abandoned trace leaves nothing behind). The
+#: compile's facts absorb them (``_merge``); a frame with no compile
+#: installs them alone when its guards are built (``_guards._adopt``).
+pending_facts: weakref.WeakKeyDictionary[Any, list[tuple[list[Any], Any]]] = weakref.WeakKeyDictionary()
+
+
+def add_pending(tc: Any, sources: list[Any], fact: Any) -> None:
+    with lock:
+        pending_facts.setdefault(tc, []).append((sources, fact))
+
+
+def take_pending(guards: list[Any]) -> list[tuple[list[Any], Any]]:
+    """The waiting facts of the capture whose AOTAutograd guard list is
+    ``guards``."""
+    with lock:
+        for tc in list(pending_facts.keys()):
+            if tc.guards_context.aotautograd_guards is guards:
+                return pending_facts.pop(tc)
+    return []
+
 
 def reset_stats() -> None:
     """The one reset (``install()``): ``stats`` and the native run-time

@@ -113,6 +113,28 @@ def test_module_parameters_tied_or_not(fresh_torch):
     assert counter.frame_count >= 2 and st.stats.address_constants >= 2
 
 
+def test_the_address_check_joins_the_frames_one_check(fresh_torch):
+    """A frame that asks and also mutates aliased inputs carries one
+    symalias guard, holding both facts; a frame with no graph (it only
+    answers the question) still gets its check."""
+    st.install()
+
+    def asks_and_mutates(a, b):
+        a.add_(1)
+        return b * 2 if a.data_ptr() == b.data_ptr() else b * 3
+
+    def only_asks(a, b):
+        return a.data_ptr() == b.data_ptr()
+
+    x = torch.arange(8.0)
+    compiled = torch.compile(asks_and_mutates, backend="aot_eager", fullgraph=True)
+    y = x.clone()
+    assert torch.equal(compiled(x[:6], x[2:]), asks_and_mutates(y[:6], y[2:]))
+    assert st.stats.frames_guarded == 1 and st.stats.address_constants == 1
+    asked = torch.compile(only_asks, backend="eager", fullgraph=True)
+    assert [asked(x[:4], b) for b in (x[4:], x[:4], x[4:])] == [False, True, False]
+
+
 def test_a_frame_whose_inputs_changed_layout_keeps_torchs_way(fresh_torch):
     """A tensor whose metadata changed in the frame is not the input the
     check would read: torch's graph break stands."""
