@@ -43,12 +43,24 @@ pub(crate) fn analyze_views_listing(
     listed_pairs: usize,
 ) -> GroupAnswer {
     let refs: Vec<ViewRef> = views.iter().map(View::view_ref).collect();
-    analyze_refs(&refs, budget, listed_pairs)
+    analyze_refs(&refs, budget, listed_pairs, None)
+}
+
+/// [`analyze_views_listing`] with the exact stage: a pair the search leaves
+/// undecided is decided by an exact integer solver until `deadline`.
+pub(crate) fn analyze_views_within(
+    views: &[View],
+    budget: u64,
+    listed_pairs: usize,
+    deadline: std::time::Instant,
+) -> GroupAnswer {
+    let refs: Vec<ViewRef> = views.iter().map(View::view_ref).collect();
+    analyze_refs(&refs, budget, listed_pairs, Some(deadline))
 }
 
 /// [`analyze_views`] on borrowed views (validated with [`ViewRef::validate`]).
 pub(crate) fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
-    analyze_refs(views, budget, PAIR_LIST_CAP)
+    analyze_refs(views, budget, PAIR_LIST_CAP, None)
 }
 
 /// Only the overlapping set of `analyze_view_refs` (views that overlap, or
@@ -68,15 +80,20 @@ pub(crate) fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
 /// assert_eq!(overlapping_views(&[w(0), w(9), w(4 * 9 + 100)], DEFAULT_BUDGET), vec![0, 1]);
 /// ```
 pub fn overlapping_views(views: &[ViewRef], budget: u64) -> Vec<usize> {
-    analyze_refs(views, budget, 0).overlapping
+    analyze_refs(views, budget, 0, None).overlapping
 }
 
-fn analyze_refs(views: &[ViewRef], budget: u64, listed_pairs: usize) -> GroupAnswer {
+fn analyze_refs(
+    views: &[ViewRef],
+    budget: u64,
+    listed_pairs: usize,
+    deadline: Option<std::time::Instant>,
+) -> GroupAnswer {
     let first = views.first().map(|v| v.itemsize);
     let bytes = views.iter().any(|v| Some(v.itemsize) != first);
     let fps: Vec<footprint::Footprint> = views
         .iter()
         .map(|&v| footprint::Footprint::new(v, bytes))
         .collect();
-    sweep::analyze_group(&fps, budget, listed_pairs)
+    sweep::analyze_group(&fps, budget, listed_pairs, deadline)
 }

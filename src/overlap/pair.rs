@@ -4,6 +4,11 @@
 //! two contiguous runs), then the bounded Diophantine system
 //! `a.start + Σ i_k·a_k = b.start + Σ j_k·b_k`, rewritten with `j'_k = n_k-1-j_k`
 //! into positive coefficients: `Σ i_k·a_k + Σ j'_k·b_k = b.end − a.start`.
+//! A system the bounded search cannot settle within its work bound goes to
+//! the exact stage (`decide_exact`: z3 at concrete values, until the case's
+//! deadline) when the caller gives one.
+
+use std::time::Instant;
 
 use super::diophantine::{solve, Solve, Term};
 use super::footprint::Footprint;
@@ -79,6 +84,74 @@ pub(crate) fn decide(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
                     .sum::<i64>();
             witness(a, b, at, xa.to_vec(), jb)
         }
+    }
+}
+
+/// Time the exact stage needs left before it starts: a fresh z3 context
+/// takes about 30 ms to make, so a tighter limit keeps the pair undecided
+/// rather than overrun.
+const EXACT_MIN: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The exact stage for a pair the search left undecided: the same bounded
+/// system, `Σ c·x = r` with `0 <= x <= ub`, asked of z3 (integer
+/// arithmetic at concrete values) until `deadline`. A model is checked
+/// again exactly before it becomes a witness; past the deadline the pair
+/// stays undecided.
+pub(crate) fn decide_exact(a: &Footprint, b: &Footprint, deadline: Instant) -> Verdict {
+    use symalias_solver::{Answer, Budget, Cmp, Formula, Query, Solver, Term as T};
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left < EXACT_MIN {
+        return Verdict::Undecided;
+    }
+    let dims: Vec<(i64, i64)> = a
+        .dims
+        .iter()
+        .chain(&b.dims)
+        .map(|d| (d.stride, d.size - 1))
+        .collect();
+    let r = b.end - a.start;
+    let names: Vec<String> = (0..dims.len()).map(|i| format!("x{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut assertions: Vec<Formula> = Vec::with_capacity(2 * dims.len() + 1);
+    let mut sum = Vec::with_capacity(dims.len());
+    for (i, &(coef, ub)) in dims.iter().enumerate() {
+        let x = T::Var(i as u32);
+        assertions.push(x.clone().cmp(Cmp::Ge, T::Int(0)));
+        assertions.push(x.clone().cmp(Cmp::Le, T::Int(ub)));
+        sum.push(T::Int(coef) * x);
+    }
+    assertions.push(T::Add(sum).cmp(Cmp::Eq, T::Int(r)));
+    let budget = Budget {
+        rlimit: 0,
+        seed: 0,
+        wall: left,
+    };
+    match Solver::new(budget).check(&Query::new(&refs, assertions)) {
+        Answer::Unsat => Verdict::Disjoint,
+        Answer::Sat(x) => {
+            let fits = x.len() == dims.len()
+                && x.iter()
+                    .zip(&dims)
+                    .all(|(&v, &(_, ub))| (0..=ub).contains(&v))
+                && x.iter()
+                    .zip(&dims)
+                    .map(|(&v, &(c, _))| c as i128 * v as i128)
+                    .sum::<i128>()
+                    == r as i128;
+            if !fits {
+                return Verdict::Undecided;
+            }
+            let (xa, xb) = x.split_at(a.dims.len());
+            let jb: Vec<i64> = b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
+            let at = a.start
+                + a.dims
+                    .iter()
+                    .zip(xa)
+                    .map(|(d, v)| d.stride * v)
+                    .sum::<i64>();
+            witness(a, b, at, xa.to_vec(), jb)
+        }
+        Answer::Unknown(_) => Verdict::Undecided,
     }
 }
 

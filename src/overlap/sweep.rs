@@ -12,9 +12,10 @@
 
 use super::boxes::{chain, digit_box, overlapping_pairs};
 use super::footprint::Footprint;
-use super::pair::{decide, Verdict};
+use super::pair::{decide, decide_exact, Verdict};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::time::Instant;
 use tracing::debug;
 
 /// One listed pair of a group answer: `a < b` and what the exact test says.
@@ -105,7 +106,14 @@ impl PairSink {
 
 /// Analyses one storage group of footprints (all in the same unit).
 /// `listed_pairs` is the listing cap ([`PAIR_LIST_CAP`] by default).
-pub(crate) fn analyze_group(fps: &[Footprint], budget: u64, listed_pairs: usize) -> GroupAnswer {
+/// `deadline`: pairs the search leaves undecided get the exact stage
+/// ([`decide_exact`]) until then; `None`: they stay undecided.
+pub(crate) fn analyze_group(
+    fps: &[Footprint],
+    budget: u64,
+    listed_pairs: usize,
+    deadline: Option<Instant>,
+) -> GroupAnswer {
     let live: Vec<usize> = (0..fps.len()).filter(|&i| !fps[i].empty).collect();
     let mut is_box = vec![false; fps.len()];
     let mut sink = PairSink::new(fps.len(), listed_pairs);
@@ -148,7 +156,10 @@ pub(crate) fn analyze_group(fps: &[Footprint], budget: u64, listed_pairs: usize)
                     continue;
                 }
                 exact_tests += 1;
-                let v = decide(&fps[a], &fps[b], budget);
+                let mut v = decide(&fps[a], &fps[b], budget);
+                if let (Verdict::Undecided, Some(d)) = (&v, deadline) {
+                    v = decide_exact(&fps[a], &fps[b], d);
+                }
                 if v.may_overlap() {
                     sink.push(ListedPair { a, b, verdict: v });
                 }

@@ -19,6 +19,7 @@ mod internal_props;
 mod layers;
 mod overlap_corpus;
 mod overlap_differential;
+mod overlap_hard;
 mod overlap_pytorch;
 mod proof_props;
 mod proof_scale;
