@@ -11,7 +11,7 @@ use crate::expr::{ExprId, ExprPool};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
 use crate::overlap::{
-    analyze_views_within, disjoint_by_extents, internal_overlap, prove_case, prove_internal,
+    analyze_views_listing, disjoint_by_extents, internal_overlap, prove_case, prove_internal,
     GroupAnswer, Proof, ProofOptions, Verdict, Witness,
 };
 use crate::simplify::{simplify, SimplifyOptions};
@@ -101,11 +101,11 @@ impl Analyzer {
             return Ok(Disjointness::Proved);
         }
         let views = views_at_hints(&scope.pool, &scope.env, &layouts)?;
-        let answer = analyze_views_within(
+        let answer = analyze_views_listing(
             &views,
             self.options.budget,
             self.options.max_listed_pairs,
-            self.options.proof.deadline_from(Instant::now()),
+            Some(self.options.proof.deadline_from(Instant::now())),
         );
         if answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided) {
             return Ok(Disjointness::Unknown);
@@ -143,11 +143,11 @@ impl Analyzer {
             limits(&self.options.simplify)
         });
         let views = views_at_hints(pool, env, &layouts)?;
-        let answer = analyze_views_within(
+        let answer = analyze_views_listing(
             &views,
             self.options.budget,
             self.options.max_listed_pairs,
-            deadline,
+            Some(deadline),
         );
         let symbolic = layouts.iter().any(|l| l.is_symbolic(pool));
         let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
@@ -176,11 +176,11 @@ impl Analyzer {
         source: &dyn Fn(usize) -> String,
     ) -> OverlapReport {
         let start = Instant::now();
-        let answer = analyze_views_within(
+        let answer = analyze_views_listing(
             views,
             self.options.budget,
             self.options.max_listed_pairs,
-            self.options.proof.deadline_from(start),
+            Some(self.options.proof.deadline_from(start)),
         );
         let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
         let labels = Labels {

@@ -31,31 +31,22 @@ internal! {
     /// [`View::validate`]): the overlapping set, the listed pairs with their
     /// verdicts and witnesses. Embedders: [`crate::Analyzer::overlap_views`].
     pub fn analyze_views(views: &[View], budget: u64) -> GroupAnswer {
-        analyze_views_listing(views, budget, PAIR_LIST_CAP)
+        analyze_views_listing(views, budget, PAIR_LIST_CAP, None)
     }
 }
 
 /// [`analyze_views`] listing at most `listed_pairs` pairs before it lists
-/// only the pairs that join two components (see [`GroupAnswer::pairs`]).
+/// only the pairs that join two components (see [`GroupAnswer::pairs`]);
+/// with a `deadline`, a pair the search leaves undecided is decided by an
+/// exact integer solver until then (`pair::decide_exact`).
 pub(crate) fn analyze_views_listing(
     views: &[View],
     budget: u64,
     listed_pairs: usize,
+    deadline: Option<std::time::Instant>,
 ) -> GroupAnswer {
     let refs: Vec<ViewRef> = views.iter().map(View::view_ref).collect();
-    analyze_refs(&refs, budget, listed_pairs, None)
-}
-
-/// [`analyze_views_listing`] with the exact stage: a pair the search leaves
-/// undecided is decided by an exact integer solver until `deadline`.
-pub(crate) fn analyze_views_within(
-    views: &[View],
-    budget: u64,
-    listed_pairs: usize,
-    deadline: std::time::Instant,
-) -> GroupAnswer {
-    let refs: Vec<ViewRef> = views.iter().map(View::view_ref).collect();
-    analyze_refs(&refs, budget, listed_pairs, Some(deadline))
+    analyze_refs(&refs, budget, listed_pairs, deadline)
 }
 
 /// [`analyze_views`] on borrowed views (validated with [`ViewRef::validate`]).

@@ -59,32 +59,39 @@ pub(crate) fn decide(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
         let vb = b.dims.iter().map(|_| at - b.start).collect();
         return witness(a, b, at, va, vb);
     }
-    let terms: Vec<Term> = a
-        .dims
+    match solve(&terms(a, b), (b.end - a.start) as i128, budget) {
+        Solve::None => Verdict::Disjoint,
+        Solve::Undecided => Verdict::Undecided,
+        // Every value is below a size, so it fits i64.
+        Solve::Found(x) => solution(a, b, &x.into_iter().map(|v| v as i64).collect::<Vec<_>>()),
+    }
+}
+
+/// The pair's system, `Σ i_k·a_k + Σ j'_k·b_k = b.end − a.start`: one term
+/// per dimension of `a`, then of `b`.
+fn terms(a: &Footprint, b: &Footprint) -> Vec<Term> {
+    a.dims
         .iter()
         .chain(&b.dims)
         .map(|d| Term {
             coef: d.stride as i128,
             ub: d.size as i128 - 1,
         })
-        .collect();
-    match solve(&terms, (b.end - a.start) as i128, budget) {
-        Solve::None => Verdict::Disjoint,
-        Solve::Undecided => Verdict::Undecided,
-        Solve::Found(x) => {
-            // Every value is below a size, so it fits i64.
-            let x: Vec<i64> = x.into_iter().map(|v| v as i64).collect();
-            let (xa, xb) = x.split_at(a.dims.len());
-            let jb: Vec<i64> = b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
-            let at = a.start
-                + a.dims
-                    .iter()
-                    .zip(xa)
-                    .map(|(d, v)| d.stride * v)
-                    .sum::<i64>();
-            witness(a, b, at, xa.to_vec(), jb)
-        }
-    }
+        .collect()
+}
+
+/// The overlap a solution `x` of the pair's system shows (`j'_k` turned
+/// back into `b`'s indices).
+fn solution(a: &Footprint, b: &Footprint, x: &[i64]) -> Verdict {
+    let (xa, xb) = x.split_at(a.dims.len());
+    let jb: Vec<i64> = b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
+    let at = a.start
+        + a.dims
+            .iter()
+            .zip(xa)
+            .map(|(d, v)| d.stride * v)
+            .sum::<i64>();
+    witness(a, b, at, xa.to_vec(), jb)
 }
 
 /// Time the exact stage needs left before it starts: a fresh z3 context
@@ -94,33 +101,28 @@ const EXACT_MIN: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The exact stage for a pair the search left undecided: the same bounded
 /// system, `Σ c·x = r` with `0 <= x <= ub`, asked of z3 (integer
-/// arithmetic at concrete values) until `deadline`. A model is checked
-/// again exactly before it becomes a witness; past the deadline the pair
-/// stays undecided.
+/// arithmetic at concrete values) until `deadline`. Its model (re-checked
+/// exactly by the solver) is the witness; past the deadline the pair stays
+/// undecided.
 pub(crate) fn decide_exact(a: &Footprint, b: &Footprint, deadline: Instant) -> Verdict {
     use symalias_solver::{Answer, Budget, Cmp, Formula, Query, Solver, Term as T};
     let left = deadline.saturating_duration_since(Instant::now());
     if left < EXACT_MIN {
         return Verdict::Undecided;
     }
-    let dims: Vec<(i64, i64)> = a
-        .dims
-        .iter()
-        .chain(&b.dims)
-        .map(|d| (d.stride, d.size - 1))
-        .collect();
-    let r = b.end - a.start;
-    let names: Vec<String> = (0..dims.len()).map(|i| format!("x{i}")).collect();
+    let terms = terms(a, b);
+    let names: Vec<String> = (0..terms.len()).map(|i| format!("x{i}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut assertions: Vec<Formula> = Vec::with_capacity(2 * dims.len() + 1);
-    let mut sum = Vec::with_capacity(dims.len());
-    for (i, &(coef, ub)) in dims.iter().enumerate() {
+    let mut assertions: Vec<Formula> = Vec::with_capacity(2 * terms.len() + 1);
+    let mut sum = Vec::with_capacity(terms.len());
+    for (i, t) in terms.iter().enumerate() {
+        // Strides and sizes of a valid view fit i64 (`View::validate`).
         let x = T::Var(i as u32);
         assertions.push(x.clone().cmp(Cmp::Ge, T::Int(0)));
-        assertions.push(x.clone().cmp(Cmp::Le, T::Int(ub)));
-        sum.push(T::Int(coef) * x);
+        assertions.push(x.clone().cmp(Cmp::Le, T::Int(t.ub as i64)));
+        sum.push(T::Int(t.coef as i64) * x);
     }
-    assertions.push(T::Add(sum).cmp(Cmp::Eq, T::Int(r)));
+    assertions.push(T::Add(sum).cmp(Cmp::Eq, T::Int(b.end - a.start)));
     let budget = Budget {
         rlimit: 0,
         seed: 0,
@@ -128,29 +130,8 @@ pub(crate) fn decide_exact(a: &Footprint, b: &Footprint, deadline: Instant) -> V
     };
     match Solver::new(budget).check(&Query::new(&refs, assertions)) {
         Answer::Unsat => Verdict::Disjoint,
-        Answer::Sat(x) => {
-            let fits = x.len() == dims.len()
-                && x.iter()
-                    .zip(&dims)
-                    .all(|(&v, &(_, ub))| (0..=ub).contains(&v))
-                && x.iter()
-                    .zip(&dims)
-                    .map(|(&v, &(c, _))| c as i128 * v as i128)
-                    .sum::<i128>()
-                    == r as i128;
-            if !fits {
-                return Verdict::Undecided;
-            }
-            let (xa, xb) = x.split_at(a.dims.len());
-            let jb: Vec<i64> = b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
-            let at = a.start
-                + a.dims
-                    .iter()
-                    .zip(xa)
-                    .map(|(d, v)| d.stride * v)
-                    .sum::<i64>();
-            witness(a, b, at, xa.to_vec(), jb)
-        }
+        // The solver re-checks a model exactly before it answers `Sat`.
+        Answer::Sat(x) => solution(a, b, &x),
         Answer::Unknown(_) => Verdict::Undecided,
     }
 }

@@ -21,6 +21,7 @@ apply it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import torch
@@ -41,8 +42,9 @@ def evaluate(relation: Relation, a: Any, b: Any) -> bool:
     return bool(_torch.alias_of_function()(a, b))
 
 
-def _input(tx: Any, vt: Any) -> Any:
-    """The frame's real input behind a tensor variable, or None: it must be
+def _input(tx: Any, vt: Any) -> tuple[Any, Any] | None:
+    """The frame's real input behind a tensor variable and its fake value,
+    or None: it must be
     a graph placeholder with a source reachable from the frame's locals
     (an argument, a module's attribute or parameter), no wrapper subclass,
     laid out as its fake value is now."""
@@ -69,17 +71,17 @@ def _input(tx: Any, vt: Any) -> Any:
         and _torch.int_hint(fake.storage_offset()) == value.storage_offset()
         and fake.dtype == value.dtype
     )
-    return value if same else None
+    return (value, fake) if same else None
 
 
 def answer(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
     """The compile-time answer of ``relation`` on two frame inputs, or None
     where symalias cannot back it with a check (torch's graph break)."""
-    a, b = _input(tx, a_vt), _input(tx, b_vt)
-    if a is None or b is None:
+    ia, ib = _input(tx, a_vt), _input(tx, b_vt)
+    if ia is None or ib is None:
         return None
+    (a, fake_a), (b, fake_b) = ia, ib
     try:
-        fake_a, fake_b = (v.as_proxy().node.meta["example_value"] for v in (a_vt, b_vt))
         # The frame's fake inputs alias as the real ones do (Dynamo fakeifies
         # one storage once); anything else and the graph would not match.
         if (_torch.storage_id(fake_a) == _torch.storage_id(fake_b)) != (_torch.storage_id(a) == _torch.storage_id(b)):
@@ -91,11 +93,9 @@ def answer(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
 
 def _constant(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
     """``answer``, its fact waiting for the frame's check."""
-    got = answer(tx, relation, a_vt, b_vt)
-    if got is None:
-        return None
     tc = _torch.tracing_context()
-    if tc is None:
+    got = answer(tx, relation, a_vt, b_vt) if tc is not None else None
+    if got is None:
         return None
     # Joins the frame's one check (``_state.pending_facts``).
     _state.add_pending(tc, [a_vt.source, b_vt.source], AddressFact(relation, got))
@@ -113,9 +113,11 @@ def wrap_data_ptr_compare(orig: Callable[..., Any]) -> Callable[..., Any]:
 
     def tp_richcompare_impl(self: Any, tx: Any, other: Any, op: str) -> Any:
         if op in ("__eq__", "__ne__") and _torch.is_data_ptr_variable(other):
-            mine, theirs = _is_storage_ptr(self), _is_storage_ptr(other)
-            if mine == theirs and not (not mine and _torch.same_traced_data_ptr(self, other)):
-                got = _constant(tx, "storage_data_ptr" if mine else "data_ptr", self.from_tensor, other.from_tensor)
+            storage = _is_storage_ptr(self)
+            # Two tensors' pointers torch answers itself when they are one
+            # traced tensor's; a tensor's beside a storage's stays torch's.
+            if storage == _is_storage_ptr(other) and (storage or not _torch.same_traced_data_ptr(self, other)):
+                got = _constant(tx, "storage_data_ptr" if storage else "data_ptr", self.from_tensor, other.from_tensor)
                 if got is not None:
                     return _torch.constant_variable(got == (op == "__eq__"))
         return orig(self, tx, other, op)
@@ -124,38 +126,33 @@ def wrap_data_ptr_compare(orig: Callable[..., Any]) -> Callable[..., Any]:
     return tp_richcompare_impl
 
 
-_storage_ptr_class: list[type] = []
+@functools.cache
+def _storage_ptr_class() -> type:
+    """Dynamo's ``DataPtrVariable`` for a storage's ``data_ptr()`` (compared
+    by ``wrap_data_ptr_compare``), rebuilt as
+    ``t.untyped_storage().data_ptr()`` where it leaves the graph."""
+
+    class StorageDataPtrVariable(_torch.data_ptr_variable_class()):  # type: ignore[misc]
+        def reconstruct(self, codegen: Any) -> None:
+            codegen(self.from_tensor)
+            codegen.load_method("untyped_storage")
+            codegen.call_method(0)
+            codegen.load_method("data_ptr")
+            codegen.call_method(0)
+
+    return StorageDataPtrVariable
 
 
 def _is_storage_ptr(v: Any) -> bool:
-    """A storage's pointer (``storage_data_ptr_variable``), not a tensor's."""
-    return bool(_storage_ptr_class) and isinstance(v, _storage_ptr_class[0])
-
-
-def storage_data_ptr_variable(from_tensor: Any) -> Any:
-    """A storage's ``data_ptr()`` as Dynamo's ``DataPtrVariable`` (compared
-    by ``wrap_data_ptr_compare``), rebuilt as
-    ``t.untyped_storage().data_ptr()`` where it leaves the graph."""
-    if not _storage_ptr_class:
-        base = _torch.data_ptr_variable_class()
-
-        class StorageDataPtrVariable(base):  # type: ignore[misc, valid-type]
-            def reconstruct(self, codegen: Any) -> None:
-                codegen(self.from_tensor)
-                codegen.load_method("untyped_storage")
-                codegen.call_method(0)
-                codegen.load_method("data_ptr")
-                codegen.call_method(0)
-
-        _storage_ptr_class.append(StorageDataPtrVariable)
-    return _storage_ptr_class[0](from_tensor)
+    """A storage's pointer, not a tensor's."""
+    return isinstance(v, _storage_ptr_class())
 
 
 def wrap_storage_methods(orig: dict[str, Any]) -> dict[str, Any]:
     """``UntypedStorageVariable.tp_methods`` with ``data_ptr``."""
 
     def data_ptr(self: Any, tx: Any, args: Any, kwargs: Any) -> Any:
-        return storage_data_ptr_variable(self.from_tensor)
+        return _storage_ptr_class()(self.from_tensor)
 
     return {**orig, "data_ptr": _torch.dynamo_method(data_ptr)}
 

@@ -43,7 +43,9 @@ class Kept:
 def keep(graph: Any) -> list[Kept]:
     """Each base of an ``auto_functionalized_v2`` that is a clone of a
     graph input no node writes."""
-    written = {s for n in graph.nodes for s in (_torch.fx_node_storage(w) for w in _torch.fx_written_nodes(n))}
+    written = _torch.graph_written_storages(graph)
+    if written is None:
+        return []
     out = []
     for node in graph.nodes:
         if node.op != "call_function" or node.target is not torch.ops.higher_order.auto_functionalized_v2:

@@ -124,25 +124,26 @@ def wrap_parent_indices(orig: Callable[..., Any]) -> Callable[..., Any]:
 # input-output and output-output rules stay torch's.
 
 
-def shared_input_conflict(inputs: Sequence[tuple[Any, Any, bool]]) -> tuple[Any, Any] | None:
-    """Of ``(name, tensor, written)`` triples, the first pair on one
-    storage that conflicts (one written, may overlap the other), or None.
-    Pairs of read-only inputs never conflict."""
-    groups: dict[int, list[tuple[Any, Any, bool]]] = {}
-    for entry in inputs:
-        if isinstance(entry[1], torch.Tensor):
-            groups.setdefault(_torch.storage_id(entry[1]), []).append(entry)
-    for group in groups.values():
-        for i, (na, a, wa) in enumerate(group):
-            for nb, b, wb in group[i + 1 :]:
-                if (wa or wb) and may_overlap(a, b):
-                    return na, nb
+def shared_groups(values: Sequence[Any]) -> list[list[int]]:
+    """The positions of the tensors among ``values`` that share a storage
+    with another, one list per storage."""
+    groups: dict[int, list[int]] = {}
+    for i, v in enumerate(values):
+        if isinstance(v, torch.Tensor):
+            groups.setdefault(_torch.storage_id(v), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def shared_input_conflict(values: Sequence[Any], groups: list[list[int]], written: set[int]) -> tuple[int, int] | None:
+    """The first pair of positions in one of ``groups`` that conflicts
+    (one written, may overlap the other), or None. Pairs of read-only
+    inputs never conflict."""
+    for group in groups:
+        for k, i in enumerate(group):
+            for j in group[k + 1 :]:
+                if (i in written or j in written) and may_overlap(values[i], values[j]):
+                    return i, j
     return None
-
-
-def _shares_storage(inputs: Sequence[tuple[Any, Any, bool]]) -> bool:
-    keys = [_torch.storage_id(t) for _n, t, _w in inputs if isinstance(t, torch.Tensor)]
-    return len(set(keys)) < len(keys)
 
 
 def wrap_has_aliasing(orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -154,14 +155,16 @@ def wrap_has_aliasing(orig: Callable[..., Any]) -> Callable[..., Any]:
         info = orig(self, allow_input_input_aliasing=True)
         if info.has_aliasing or allow_input_input_aliasing:
             return info
-        inputs = _torch.hop_placeholders(self)
-        if not _shares_storage(inputs):
+        placeholders = _torch.hop_placeholders(self)
+        values = [v for _node, v in placeholders]
+        groups = shared_groups(values)
+        if not groups:
             return info
-        hit = shared_input_conflict(inputs)
+        hit = shared_input_conflict(values, groups, _torch.hop_written(self))
         if hit is not None:
             return _torch.aliasing_info(
                 True,
-                f"Input-to-input aliasing detected at nodes {hit[0]} and {hit[1]}: "
+                f"Input-to-input aliasing detected at nodes {placeholders[hit[0]][0]} and {placeholders[hit[1]][0]}: "
                 "one is written and they may share a byte (symalias)",
             )
         with lock:

@@ -272,7 +272,7 @@ READS: list[tuple[str, list[str]]] = [
     (AF, ["get_mutable_args_from_schema"]),
     ("torch._higher_order_ops.schema", ["HopSchema"]),
     (HU, ["potential_input_alias_or_mutation", "_collect_fake_inputs"]),
-    ("torch._inductor.fx_utils", ["get_node_storage", "get_mutated_input_nodes"]),
+    ("torch._inductor.fx_utils", ["get_node_storage", "get_mutated_input_nodes", "get_mutated_storages"]),
     ("torch._inductor.virtualized", ["V"]),
     ("torch._inductor.graph.GraphLowering", ["current_node", "mutated_storages"]),
     ("torch._dynamo.output_graph.SubgraphTracer", ["has_input_mutation", "graph"]),
@@ -497,6 +497,15 @@ def fx_written_nodes(node: Any) -> list[Any]:
     return list(fu.get_mutated_input_nodes(node))
 
 
+def graph_written_storages(graph: Any) -> set[int] | None:
+    """The storages some node of an FX graph writes in place (Inductor's
+    ``get_mutated_storages``), or None for a graph with no module."""
+    import torch._inductor.fx_utils as fu
+
+    gm = graph.owning_module
+    return None if gm is None else {int(s) for s in fu.get_mutated_storages(gm)}
+
+
 def inductor_graph() -> Any:
     """The ``GraphLowering`` lowering now (``V.graph``)."""
     import torch._inductor.virtualized as v
@@ -504,19 +513,24 @@ def inductor_graph() -> Any:
     return v.V.graph
 
 
-def hop_placeholders(tracer: Any) -> list[tuple[Any, Any, bool]]:
+def hop_placeholders(tracer: Any) -> list[tuple[Any, Any]]:
     """A higher-order op subgraph's placeholders while Dynamo traces it:
-    ``(node, example value, mutated)``, the value unwrapped as torch's
-    aliasing check reads it, mutated by torch's version-counter test."""
+    ``(node, example value)``, the value unwrapped as torch's aliasing
+    check reads it."""
     import torch._higher_order_ops.utils as hu
 
-    mutated = set(tracer.has_input_mutation().mutated_input_indices)
     out = []
-    for i, node in enumerate(tracer.graph.nodes):
+    for node in tracer.graph.nodes:
         if node.op != "placeholder":
             break
-        out.append((node, hu._collect_fake_inputs([node])[0], i in mutated))  # type: ignore[no-untyped-call]
+        out.append((node, hu._collect_fake_inputs([node])[0]))  # type: ignore[no-untyped-call]
     return out
+
+
+def hop_written(tracer: Any) -> set[int]:
+    """The placeholders (by position) the subgraph writes: torch's
+    version-counter test."""
+    return set(tracer.has_input_mutation().mutated_input_indices)
 
 
 def aliasing_info(found: bool, message: str) -> Any:
