@@ -18,7 +18,6 @@ from torch._dynamo.testing import CompileCounterWithBackend
 import symalias._native as native
 import symalias.torch as st
 
-
 # Each computes before it asks, so that a graph break shows in
 # ``torch._dynamo.explain`` (a break before any op leaves no graph to count).
 
