@@ -13,6 +13,7 @@ mod domain;
 mod encode;
 mod footprint;
 mod internal;
+mod lattice;
 mod pair;
 mod proof;
 mod sweep;

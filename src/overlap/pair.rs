@@ -10,8 +10,11 @@
 
 use std::time::Instant;
 
+use symalias_solver::{Answer, Cmp, Query, Session, Term as T};
+
 use super::diophantine::{solve, Solve, Term};
 use super::footprint::Footprint;
+use super::lattice::{reformulate, search_box, BoxSearch, Lattice};
 
 /// A shared address and the indices of both views that reach it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,46 +97,121 @@ fn solution(a: &Footprint, b: &Footprint, x: &[i64]) -> Verdict {
     witness(a, b, at, xa.to_vec(), jb)
 }
 
-/// Time the exact stage needs left before it starts: a fresh z3 context
-/// takes about 30 ms to make, so a tighter limit keeps the pair undecided
-/// rather than overrun.
-const EXACT_MIN: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// The exact stage for a pair the search left undecided: the same bounded
-/// system, `Σ c·x = r` with `0 <= x <= ub`, asked of z3 (integer
-/// arithmetic at concrete values) until `deadline`. Its model (re-checked
-/// exactly by the solver) is the witness; past the deadline the pair stays
-/// undecided.
-pub(crate) fn decide_exact(a: &Footprint, b: &Footprint, deadline: Instant) -> Verdict {
-    use symalias_solver::{Answer, Budget, Cmp, Formula, Query, Solver, Term as T};
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left < EXACT_MIN {
-        return Verdict::Undecided;
-    }
+/// The exact stage for a pair the search left undecided, until
+/// `deadline`: the pair's system reformulated over its lattice of solutions
+/// (`lattice::reformulate`: `x = x0 + Σ λ_j·b_j` with a reduced basis, so
+/// only the box constraints are left), then an exact branch and bound over
+/// `λ` (`lattice::search_box`, [`BOX_NODES`] nodes), then z3 on the same
+/// box in `session` (integer arithmetic at concrete values). A solution is
+/// re-checked here exactly before it is a witness; past the deadline the
+/// pair stays undecided. A system whose reformulation leaves `i128` is
+/// asked of z3 as it is.
+pub(crate) fn decide_exact(
+    a: &Footprint,
+    b: &Footprint,
+    deadline: Instant,
+    session: &mut Session<'_>,
+) -> Verdict {
     let terms = terms(a, b);
-    let names: Vec<String> = (0..terms.len()).map(|i| format!("x{i}")).collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut assertions: Vec<Formula> = Vec::with_capacity(2 * terms.len() + 1);
-    let mut sum = Vec::with_capacity(terms.len());
-    for (i, t) in terms.iter().enumerate() {
-        // Strides and sizes of a valid view fit i64 (`View::validate`).
-        let x = T::Var(i as u32);
-        assertions.push(x.clone().cmp(Cmp::Ge, T::Int(0)));
-        assertions.push(x.clone().cmp(Cmp::Le, T::Int(t.ub as i64)));
-        sum.push(T::Int(t.coef as i64) * x);
-    }
-    assertions.push(T::Add(sum).cmp(Cmp::Eq, T::Int(b.end - a.start)));
-    let budget = Budget {
-        rlimit: 0,
-        seed: 0,
-        wall: left,
+    let rhs = (b.end - a.start) as i128;
+    let (x0, basis, equation) = match reformulate(&terms, rhs) {
+        Some(Lattice::Empty) => return Verdict::Disjoint,
+        Some(Lattice::Solutions { x0, basis }) => (x0, basis, None),
+        // Past i128 in the reduction: the plain system (`x` itself, and
+        // the equation).
+        None => {
+            let n = terms.len();
+            let unit = (0..n)
+                .map(|j| (0..n).map(|i| i128::from(i == j)).collect())
+                .collect();
+            (vec![0; n], unit, Some(rhs))
+        }
     };
-    match Solver::new(budget).check(&Query::new(&refs, assertions)) {
+    if equation.is_none() {
+        let ub: Vec<i128> = terms.iter().map(|t| t.ub).collect();
+        match search_box(&x0, &basis, &ub, BOX_NODES, deadline) {
+            BoxSearch::Empty => return Verdict::Disjoint,
+            BoxSearch::Found(x) => return checked_solution(a, b, &terms, rhs, x),
+            BoxSearch::Undecided => {}
+        }
+    }
+    let Some(query) = box_query(&terms, &x0, &basis, equation) else {
+        return Verdict::Undecided;
+    };
+    match session.check_with(&query, 0, deadline) {
         Answer::Unsat => Verdict::Disjoint,
-        // The solver re-checks a model exactly before it answers `Sat`.
-        Answer::Sat(x) => solution(a, b, &x),
+        Answer::Sat(lambda) => {
+            let mut x = x0;
+            for (l, bj) in lambda.iter().zip(&basis) {
+                for (xi, bi) in x.iter_mut().zip(bj) {
+                    match bi
+                        .checked_mul(i128::from(*l))
+                        .and_then(|d| xi.checked_add(d))
+                    {
+                        Some(v) => *xi = v,
+                        None => return Verdict::Undecided,
+                    }
+                }
+            }
+            checked_solution(a, b, &terms, rhs, x)
+        }
         Answer::Unknown(_) => Verdict::Undecided,
     }
+}
+
+/// `x` as the pair's overlap once it is checked to solve the system
+/// inside the box (undecided otherwise: a solver's claim is not taken on
+/// trust).
+fn checked_solution(
+    a: &Footprint,
+    b: &Footprint,
+    terms: &[Term],
+    rhs: i128,
+    x: Vec<i128>,
+) -> Verdict {
+    let inside = x.iter().zip(terms).all(|(v, t)| (0..=t.ub).contains(v));
+    // Inside the box, every product and the sum fit i128.
+    if !inside || x.iter().zip(terms).map(|(v, t)| v * t.coef).sum::<i128>() != rhs {
+        return Verdict::Undecided;
+    }
+    // Each value is below a size, so it fits i64.
+    solution(a, b, &x.into_iter().map(|v| v as i64).collect::<Vec<_>>())
+}
+
+/// Nodes of the box search over the reduced lattice before z3 is asked.
+const BOX_NODES: u64 = 1 << 16;
+
+/// The box `0 <= x0 + Σ λ_j·b_j <= ub` as a query over the `λ_j`, and
+/// `Σ c_i·λ_i = r` when an `equation` is given (the plain system); `None`
+/// when a constant leaves `i64`.
+fn box_query(
+    terms: &[Term],
+    x0: &[i128],
+    basis: &[Vec<i128>],
+    equation: Option<i128>,
+) -> Option<Query> {
+    let names: Vec<String> = (0..basis.len()).map(|j| format!("l{j}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let int = |v: i128| i64::try_from(v).ok().map(T::Int);
+    let mut assertions = Vec::with_capacity(2 * terms.len());
+    for (i, t) in terms.iter().enumerate() {
+        let mut sum = vec![int(x0[i])?];
+        for (j, bj) in basis.iter().enumerate() {
+            if bj[i] != 0 {
+                sum.push(int(bj[i])? * T::Var(j as u32));
+            }
+        }
+        let coordinate = T::Add(sum);
+        assertions.push(coordinate.clone().cmp(Cmp::Ge, T::Int(0)));
+        assertions.push(coordinate.cmp(Cmp::Le, int(t.ub)?));
+    }
+    if let Some(r) = equation {
+        let sum = (0..basis.len())
+            .map(|j| Some(int(terms[j].coef)? * T::Var(j as u32)))
+            .collect::<Option<Vec<_>>>()?;
+        assertions.push(T::Add(sum).cmp(Cmp::Eq, int(r)?));
+    }
+    Some(Query::new(&refs, assertions))
 }
 
 fn witness(a: &Footprint, b: &Footprint, at: i64, va: Vec<i64>, vb: Vec<i64>) -> Verdict {

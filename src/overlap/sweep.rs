@@ -16,6 +16,7 @@ use super::pair::{decide, decide_exact, Verdict};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
+use symalias_solver::{Budget, Solver};
 use tracing::debug;
 
 /// One listed pair of a group answer: `a < b` and what the exact test says.
@@ -114,6 +115,32 @@ pub(crate) fn analyze_group(
     listed_pairs: usize,
     deadline: Option<Instant>,
 ) -> GroupAnswer {
+    let Some(deadline) = deadline else {
+        return group(fps, budget, listed_pairs, &mut |_, _| Verdict::Undecided);
+    };
+    // One z3 context for the group's undecided pairs, started at the
+    // first (a group the search settles never starts one).
+    let wall = deadline.saturating_duration_since(Instant::now());
+    let mut solver = Solver::new(Budget {
+        rlimit: 0,
+        seed: 0,
+        wall,
+    });
+    solver.session(|s| {
+        group(fps, budget, listed_pairs, &mut |a, b| {
+            decide_exact(a, b, deadline, s)
+        })
+    })
+}
+
+/// [`analyze_group`] with `exact` deciding the pairs the search leaves
+/// undecided.
+fn group(
+    fps: &[Footprint],
+    budget: u64,
+    listed_pairs: usize,
+    exact: &mut dyn FnMut(&Footprint, &Footprint) -> Verdict,
+) -> GroupAnswer {
     let live: Vec<usize> = (0..fps.len()).filter(|&i| !fps[i].empty).collect();
     let mut is_box = vec![false; fps.len()];
     let mut sink = PairSink::new(fps.len(), listed_pairs);
@@ -157,8 +184,8 @@ pub(crate) fn analyze_group(
                 }
                 exact_tests += 1;
                 let mut v = decide(&fps[a], &fps[b], budget);
-                if let (Verdict::Undecided, Some(d)) = (&v, deadline) {
-                    v = decide_exact(&fps[a], &fps[b], d);
+                if v == Verdict::Undecided {
+                    v = exact(&fps[a], &fps[b]);
                 }
                 if v.may_overlap() {
                     sink.push(ListedPair { a, b, verdict: v });
