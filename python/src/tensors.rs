@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyInt, PyTuple, PyType};
 use symalias::layout::ViewRef;
-use symalias::overlap::{overlapping_views, DEFAULT_BUDGET};
+use symalias::overlap::{overlapping_views_until, ProofOptions, DEFAULT_BUDGET};
 
 /// The unbound methods of `torch._C.TensorBase` read per tensor, in the
 /// order of [`Method`], looked up once (calling a descriptor skips the
@@ -249,7 +249,10 @@ pub fn overlapping_tensors(
             .map_err(|e| crate::error::at_field(format!("tensors[{i}]"), e))?;
         views.push(v);
     }
-    Ok(Some(
-        py.detach(|| overlapping_views(&views, DEFAULT_BUDGET)),
-    ))
+    // A pair beyond the search is decided exactly within the engine's
+    // default time limit (counted as overlapping past it).
+    let deadline = std::time::Instant::now() + ProofOptions::default().time_limit;
+    Ok(Some(py.detach(|| {
+        overlapping_views_until(&views, DEFAULT_BUDGET, deadline)
+    })))
 }

@@ -11,7 +11,7 @@ use crate::expr::{ExprId, ExprPool};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
 use crate::overlap::{
-    analyze_views_listing, disjoint_by_extents, internal_overlap, prove_case, prove_internal,
+    analyze_views_listing, disjoint_by_extents, internal_overlap_until, prove_case, prove_internal,
     GroupAnswer, Proof, ProofOptions, Verdict, Witness,
 };
 use crate::simplify::{simplify, SimplifyOptions};
@@ -176,11 +176,12 @@ impl Analyzer {
         source: &dyn Fn(usize) -> String,
     ) -> OverlapReport {
         let start = Instant::now();
+        let deadline = self.options.proof.deadline_from(start);
         let answer = analyze_views_listing(
             views,
             self.options.budget,
             self.options.max_listed_pairs,
-            Some(self.options.proof.deadline_from(start)),
+            Some(deadline),
         );
         let undecided = answer.pairs.iter().any(|p| p.verdict == Verdict::Undecided);
         let labels = Labels {
@@ -193,7 +194,10 @@ impl Analyzer {
             .iter()
             .enumerate()
             .filter_map(|(member, v)| {
-                concrete_self_overlap(member, internal_overlap(v, self.options.budget))
+                concrete_self_overlap(
+                    member,
+                    internal_overlap_until(v, self.options.budget, Some(deadline)),
+                )
             })
             .collect();
         report.elapsed = start.elapsed();
@@ -245,7 +249,10 @@ impl Analyzer {
         if !(self.options.prove && symbolic) {
             // Without a proof only the hints are claimed: listed when it
             // overlaps itself there.
-            let mut r = concrete_self_overlap(0, internal_overlap(v, self.options.budget))?;
+            let mut r = concrete_self_overlap(
+                0,
+                internal_overlap_until(v, self.options.budget, Some(deadline)),
+            )?;
             if symbolic && r.proof == Proof::Proved {
                 r.proof = Proof::HintOnly;
             }

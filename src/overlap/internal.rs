@@ -20,8 +20,12 @@
 //! decided by the same solver as a pair of views. The work is in the number of
 //! dimensions and the solver's search, never in the number of elements.
 
+use std::time::Instant;
+
+use symalias_solver::{Budget, Solver};
+
 use super::diophantine::{solve, Solve, Term};
-use super::pair::{Verdict, Witness};
+use super::pair::{exact_system, Verdict, Witness};
 use crate::layout::View;
 
 /// Decides whether `view` (validated) reaches some byte from two different
@@ -41,6 +45,17 @@ use crate::layout::View;
 /// assert_eq!(internal_overlap(&t, DEFAULT_BUDGET), Verdict::Disjoint);
 /// ```
 pub fn internal_overlap(view: &View, budget: u64) -> Verdict {
+    internal_overlap_until(view, budget, None)
+}
+
+/// [`internal_overlap`] with the exact stage: a dimension's system the
+/// search leaves undecided is decided by `pair::exact_system` until
+/// `deadline` (one z3 session for the view, started only if needed).
+pub(crate) fn internal_overlap_until(
+    view: &View,
+    budget: u64,
+    deadline: Option<Instant>,
+) -> Verdict {
     if view.sizes.contains(&0) {
         return Verdict::Disjoint;
     }
@@ -54,42 +69,78 @@ pub fn internal_overlap(view: &View, budget: u64) -> Verdict {
         other[d] = 1;
         return witness(view, zero, other);
     }
-    let mut undecided = false;
-    for (k, &d) in dims.iter().enumerate() {
-        let rest = &dims[k + 1..];
-        let (n_d, s_d) = (view.sizes[d] as i128, view.strides[d] as i128);
-        let mut terms = Vec::with_capacity(2 * rest.len() + 1);
-        let mut r = s_d * (n_d - 1);
-        for &e in rest {
-            let (n, s) = (view.sizes[e] as i128, view.strides[e] as i128);
-            terms.push(Term { coef: s, ub: n - 1 }); // i_e
-            terms.push(Term { coef: s, ub: n - 1 }); // j'_e
-            r += s * (n - 1);
-        }
-        terms.push(Term {
-            coef: s_d,
-            ub: n_d - 2,
-        }); // t'
+    let mut undecided: Vec<(usize, Vec<Term>, i128)> = Vec::new();
+    for k in 0..dims.len() {
+        let (terms, r) = system(view, &dims, k);
         match solve(&terms, r, budget) {
-            Solve::Found(x) => {
-                let mut a = vec![0; view.sizes.len()];
-                let mut b = vec![0; view.sizes.len()];
-                for (m, &e) in rest.iter().enumerate() {
-                    a[e] = x[2 * m] as i64;
-                    b[e] = (view.sizes[e] as i128 - 1 - x[2 * m + 1]) as i64;
-                }
-                b[d] = (n_d - 1 - x[2 * rest.len()]) as i64;
-                return witness(view, a, b);
-            }
+            Solve::Found(x) => return found(view, &dims, k, &x),
             Solve::None => {}
-            Solve::Undecided => undecided = true,
+            Solve::Undecided => undecided.push((k, terms, r)),
         }
     }
-    if undecided {
-        Verdict::Undecided
-    } else {
-        Verdict::Disjoint
+    if undecided.is_empty() {
+        return Verdict::Disjoint;
     }
+    let Some(deadline) = deadline else {
+        return Verdict::Undecided;
+    };
+    let wall = deadline.saturating_duration_since(Instant::now());
+    let mut solver = Solver::new(Budget {
+        rlimit: 0,
+        seed: 0,
+        wall,
+    });
+    solver.session(|session| {
+        let mut left = false;
+        for (k, terms, r) in &undecided {
+            match exact_system(terms, *r, deadline, session) {
+                Solve::Found(x) => return found(view, &dims, *k, &x),
+                Solve::None => {}
+                Solve::Undecided => left = true,
+            }
+        }
+        if left {
+            Verdict::Undecided
+        } else {
+            Verdict::Disjoint
+        }
+    })
+}
+
+/// The system of the `k`-th dimension that tells indices apart (module
+/// docs): `i_e`, `j'_e` for each later dimension, then `t'`.
+fn system(view: &View, dims: &[usize], k: usize) -> (Vec<Term>, i128) {
+    let d = dims[k];
+    let rest = &dims[k + 1..];
+    let (n_d, s_d) = (view.sizes[d] as i128, view.strides[d] as i128);
+    let mut terms = Vec::with_capacity(2 * rest.len() + 1);
+    let mut r = s_d * (n_d - 1);
+    for &e in rest {
+        let (n, s) = (view.sizes[e] as i128, view.strides[e] as i128);
+        terms.push(Term { coef: s, ub: n - 1 }); // i_e
+        terms.push(Term { coef: s, ub: n - 1 }); // j'_e
+        r += s * (n - 1);
+    }
+    terms.push(Term {
+        coef: s_d,
+        ub: n_d - 2,
+    }); // t'
+    (terms, r)
+}
+
+/// The two indices a solution `x` of [`system`]`(k)` shows.
+fn found(view: &View, dims: &[usize], k: usize, x: &[i128]) -> Verdict {
+    let d = dims[k];
+    let rest = &dims[k + 1..];
+    let n_d = view.sizes[d] as i128;
+    let mut a = vec![0; view.sizes.len()];
+    let mut b = vec![0; view.sizes.len()];
+    for (m, &e) in rest.iter().enumerate() {
+        a[e] = x[2 * m] as i64;
+        b[e] = (view.sizes[e] as i128 - 1 - x[2 * m + 1]) as i64;
+    }
+    b[d] = (n_d - 1 - x[2 * rest.len()]) as i64;
+    witness(view, a, b)
 }
 
 fn witness(view: &View, index_a: Vec<i64>, index_b: Vec<i64>) -> Verdict {

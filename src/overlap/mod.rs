@@ -20,6 +20,7 @@ mod sweep;
 
 internal! { pub use sweep::{components, GroupAnswer, ListedPair, PAIR_LIST_CAP}; }
 pub use internal::internal_overlap;
+pub(crate) use internal::internal_overlap_until;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub(crate) use proof::{disjoint_by_extents, prove_case};
 internal! { pub use proof::prove_internal; }
@@ -73,6 +74,29 @@ pub(crate) fn analyze_view_refs(views: &[ViewRef], budget: u64) -> GroupAnswer {
 /// ```
 pub fn overlapping_views(views: &[ViewRef], budget: u64) -> Vec<usize> {
     analyze_refs(views, budget, 0, None).overlapping
+}
+
+/// [`overlapping_views`] with the exact stage: a pair the search leaves
+/// undecided is decided exactly (a lattice reformulation, a box search,
+/// then z3) until `deadline`, and only past it counted as overlapping.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use symalias::layout::ViewRef;
+/// use symalias::overlap::{overlapping_views, overlapping_views_until, DEFAULT_BUDGET};
+/// // numpy's documented hard instance (int8): disjoint, beyond the search.
+/// let a = ViewRef { sizes: &[1049, 1049, 1049], strides: &[36674, 61119, 85569], offset: 0, itemsize: 1 };
+/// let b = ViewRef { sizes: &[1049, 1049, 1], strides: &[12223, 12224, 1], offset: 64023025, itemsize: 1 };
+/// assert_eq!(overlapping_views(&[a, b], DEFAULT_BUDGET), vec![0, 1]); // undecided: may overlap
+/// let deadline = Instant::now() + Duration::from_secs(2);
+/// assert!(overlapping_views_until(&[a, b], DEFAULT_BUDGET, deadline).is_empty());
+/// ```
+pub fn overlapping_views_until(
+    views: &[ViewRef],
+    budget: u64,
+    deadline: std::time::Instant,
+) -> Vec<usize> {
+    analyze_refs(views, budget, 0, Some(deadline)).overlapping
 }
 
 fn analyze_refs(

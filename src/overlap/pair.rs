@@ -98,24 +98,43 @@ fn solution(a: &Footprint, b: &Footprint, x: &[i64]) -> Verdict {
 }
 
 /// The exact stage for a pair the search left undecided, until
-/// `deadline`: the pair's system reformulated over its lattice of solutions
-/// (`lattice::reformulate`: `x = x0 + Σ λ_j·b_j` with a reduced basis, so
-/// only the box constraints are left), then an exact branch and bound over
-/// `λ` (`lattice::search_box`, [`BOX_NODES`] nodes), then z3 on the same
-/// box in `session` (integer arithmetic at concrete values). A solution is
-/// re-checked here exactly before it is a witness; past the deadline the
-/// pair stays undecided. A system whose reformulation leaves `i128` is
-/// asked of z3 as it is.
+/// `deadline` ([`exact_system`] on the pair's system); a solution is the
+/// pair's witness.
 pub(crate) fn decide_exact(
     a: &Footprint,
     b: &Footprint,
     deadline: Instant,
     session: &mut Session<'_>,
 ) -> Verdict {
-    let terms = terms(a, b);
-    let rhs = (b.end - a.start) as i128;
-    let (x0, basis, equation) = match reformulate(&terms, rhs) {
-        Some(Lattice::Empty) => return Verdict::Disjoint,
+    match exact_system(&terms(a, b), (b.end - a.start) as i128, deadline, session) {
+        Solve::None => Verdict::Disjoint,
+        // Inside the box: each value is below a size, so it fits i64.
+        Solve::Found(x) => solution(a, b, &x.into_iter().map(|v| v as i64).collect::<Vec<_>>()),
+        Solve::Undecided => Verdict::Undecided,
+    }
+}
+
+/// The exact stage for a bounded system `Σ c_i·x_i = rhs`, `0 <= x_i <=
+/// ub_i` the search left undecided, until `deadline`: the system
+/// reformulated over its lattice of solutions (`lattice::reformulate`:
+/// `x = x0 + Σ λ_j·b_j` with a reduced basis, so only the box constraints
+/// are left), then an exact branch and bound over `λ`
+/// (`lattice::search_box`, [`BOX_NODES`] nodes), then z3 on the same box
+/// in `session` (integer arithmetic at concrete values). A solution is
+/// re-checked here exactly before it is returned; past the deadline the
+/// system stays undecided. A system whose reformulation leaves `i128` is
+/// asked of z3 as it is.
+pub(crate) fn exact_system(
+    terms: &[Term],
+    rhs: i128,
+    deadline: Instant,
+    session: &mut Session<'_>,
+) -> Solve {
+    if Instant::now() >= deadline {
+        return Solve::Undecided;
+    }
+    let (x0, basis, equation) = match reformulate(terms, rhs) {
+        Some(Lattice::Empty) => return Solve::None,
         Some(Lattice::Solutions { x0, basis }) => (x0, basis, None),
         // Past i128 in the reduction: the plain system (`x` itself, and
         // the equation).
@@ -130,16 +149,16 @@ pub(crate) fn decide_exact(
     if equation.is_none() {
         let ub: Vec<i128> = terms.iter().map(|t| t.ub).collect();
         match search_box(&x0, &basis, &ub, BOX_NODES, deadline) {
-            BoxSearch::Empty => return Verdict::Disjoint,
-            BoxSearch::Found(x) => return checked_solution(a, b, &terms, rhs, x),
+            BoxSearch::Empty => return Solve::None,
+            BoxSearch::Found(x) => return checked(terms, rhs, x),
             BoxSearch::Undecided => {}
         }
     }
-    let Some(query) = box_query(&terms, &x0, &basis, equation) else {
-        return Verdict::Undecided;
+    let Some(query) = box_query(terms, &x0, &basis, equation) else {
+        return Solve::Undecided;
     };
     match session.check_with(&query, 0, deadline) {
-        Answer::Unsat => Verdict::Disjoint,
+        Answer::Unsat => Solve::None,
         Answer::Sat(lambda) => {
             let mut x = x0;
             for (l, bj) in lambda.iter().zip(&basis) {
@@ -149,33 +168,26 @@ pub(crate) fn decide_exact(
                         .and_then(|d| xi.checked_add(d))
                     {
                         Some(v) => *xi = v,
-                        None => return Verdict::Undecided,
+                        None => return Solve::Undecided,
                     }
                 }
             }
-            checked_solution(a, b, &terms, rhs, x)
+            checked(terms, rhs, x)
         }
-        Answer::Unknown(_) => Verdict::Undecided,
+        Answer::Unknown(_) => Solve::Undecided,
     }
 }
 
-/// `x` as the pair's overlap once it is checked to solve the system
-/// inside the box (undecided otherwise: a solver's claim is not taken on
-/// trust).
-fn checked_solution(
-    a: &Footprint,
-    b: &Footprint,
-    terms: &[Term],
-    rhs: i128,
-    x: Vec<i128>,
-) -> Verdict {
+/// `x` once it is checked to solve the system inside the box (undecided
+/// otherwise: a solver's claim is not taken on trust).
+fn checked(terms: &[Term], rhs: i128, x: Vec<i128>) -> Solve {
     let inside = x.iter().zip(terms).all(|(v, t)| (0..=t.ub).contains(v));
     // Inside the box, every product and the sum fit i128.
-    if !inside || x.iter().zip(terms).map(|(v, t)| v * t.coef).sum::<i128>() != rhs {
-        return Verdict::Undecided;
+    if inside && x.iter().zip(terms).map(|(v, t)| v * t.coef).sum::<i128>() == rhs {
+        Solve::Found(x)
+    } else {
+        Solve::Undecided
     }
-    // Each value is below a size, so it fits i64.
-    solution(a, b, &x.into_iter().map(|v| v as i64).collect::<Vec<_>>())
 }
 
 /// Nodes of the box search over the reduced lattice before z3 is asked.

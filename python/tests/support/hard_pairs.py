@@ -56,7 +56,9 @@ def coprime(r: random.Random, scale: float = 1.0) -> Pair:
     return (((n, n, n), ta, 0), ((m, m, 1), (t, t + 1, 1), max(0, offset)))
 
 
-def _window_view(r: random.Random, modulus: int, dims: int, window: int, scale: float) -> tuple[list[int], list[int], int]:
+def _window_view(
+    r: random.Random, modulus: int, dims: int, window: int, scale: float
+) -> tuple[list[int], list[int], int]:
     """Sizes and strides ``modulus * p + s`` whose residues span less than ``window``."""
     sizes = [max(4, int(r.randint(40, 400) * scale)) for _ in range(dims)]
     small = [r.randint(1, max(1, window // (dims * (n - 1)))) for n in sizes]
@@ -106,3 +108,17 @@ def tensors(pair: Pair) -> list[dict[str, object]]:
         {"source": f"L['x{i}']", "sizes": list(sz), "strides": list(st), "storage_offset": o, "itemsize": 1}
         for i, (sz, st, o) in enumerate(pair)
     ]
+
+
+def self_view(r: random.Random, scale: float = 1.0) -> Layout:
+    """One view with the hidden structure of ``residues`` (strides
+    ``M * p + s``), for internal overlap: two indices meet only where both
+    the residues and the multiples of ``M`` cancel; about half do."""
+    modulus = r.randint(2000, 40000)
+    dims = r.randint(3, 4)
+    sizes, strides, _ = _window_view(r, modulus, dims, modulus - 1, scale)
+    if r.random() < 0.5:
+        # Planted: the last stride a small combination of two others.
+        k = r.randrange(dims - 1)
+        strides[-1] = abs(strides[k] * r.randint(1, 3) - strides[(k + 1) % (dims - 1)]) or 1
+    return (tuple(sizes), tuple(strides), 0)

@@ -9,6 +9,7 @@ pub mod calls;
 pub mod cli;
 pub mod random_programs;
 pub mod symgen;
+pub mod symgen_layouts;
 pub mod symgen_products;
 pub mod views;
 
