@@ -408,6 +408,9 @@ enum Branch {
     Stop,
 }
 
+/// Most propagation passes per node.
+const PASSES: usize = 32;
+
 /// Nodes between two looks at the clock.
 const CLOCK_EVERY: u64 = 1024;
 
@@ -416,7 +419,10 @@ impl Rows<'_> {
     /// domain empties (or a value would leave `i128`: then nothing is
     /// claimed, the caller stops).
     fn propagate(&self, b: &mut [(i128, i128)]) -> Option<bool> {
-        loop {
+        // Interval propagation can creep (a bound moving by one per pass):
+        // a fixed number of passes bounds a node's cost; stopping early only
+        // leaves wider, still sound, domains.
+        for _ in 0..PASSES {
             let mut changed = false;
             for (i, row) in self.a.iter().enumerate() {
                 // The row's range over the current domains.
@@ -465,6 +471,21 @@ impl Rows<'_> {
                 return Some(true);
             }
         }
+        Some(true)
+    }
+
+    /// Whether `λ` satisfies every row (`None` past `i128`).
+    fn holds(&self, lambda: &[i128]) -> Option<bool> {
+        for (i, row) in self.a.iter().enumerate() {
+            let mut v = 0i128;
+            for (c, l) in row.iter().zip(lambda) {
+                v = v.checked_add(c.checked_mul(*l)?)?;
+            }
+            if v < self.lo[i] || v > self.hi[i] {
+                return Some(false);
+            }
+        }
+        Some(true)
     }
 
     fn branch(
@@ -489,8 +510,14 @@ impl Rows<'_> {
             .filter(|(_, (l, h))| l < h)
             .min_by_key(|(_, (l, h))| h - l)
         else {
-            // Every λ fixed and every row checked by the propagation.
-            return Branch::Found(b.iter().map(|p| p.0).collect());
+            // Every λ fixed: checked row by row here (the propagation may
+            // have stopped on its pass bound).
+            let lambda: Vec<i128> = b.iter().map(|p| p.0).collect();
+            return match self.holds(&lambda) {
+                Some(true) => Branch::Found(lambda),
+                Some(false) => Branch::Empty,
+                None => Branch::Stop,
+            };
         };
         let (l, h) = b[j];
         let mut stopped = false;

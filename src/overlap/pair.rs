@@ -154,6 +154,11 @@ pub(crate) fn exact_system(
             BoxSearch::Undecided => {}
         }
     }
+    // The box search may have used the time up: z3 (a worker thread and a
+    // context to start) only with time left.
+    if Instant::now() >= deadline {
+        return Solve::Undecided;
+    }
     let Some(query) = box_query(terms, &x0, &basis, equation) else {
         return Solve::Undecided;
     };

@@ -134,7 +134,9 @@ pub(crate) fn analyze_group(
 }
 
 /// [`analyze_group`] with `exact` deciding the pairs the search leaves
-/// undecided.
+/// undecided. The search itself is bounded by `budget`, not by a clock:
+/// the answer at the hints stays exact when a program's shared deadline
+/// is spent (`overlap_corpus::a_spent_time_limit_...`).
 fn group(
     fps: &[Footprint],
     budget: u64,
