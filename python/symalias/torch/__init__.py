@@ -57,7 +57,7 @@ each verdict is proved for all shapes, and the guards.
 from __future__ import annotations
 
 from ._explain import Explanation, explain
-from ._hooks import enabled, install, installed, uninstall
+from ._hooks import enabled, features, install, installed, uninstall
 from ._state import GroupReport, Stats, stats
 from ._torch import HookError
 
@@ -68,6 +68,7 @@ __all__ = [
     "Stats",
     "enabled",
     "explain",
+    "features",
     "install",
     "installed",
     "stats",

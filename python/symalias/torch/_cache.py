@@ -189,9 +189,13 @@ def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
         if c is not None:
             c.flat_args = args
             c.loaded = None
-        compiled_fn, cfg = orig(mod, args, aot_config, *rest, **kwargs)
+        out = orig(mod, args, aot_config, *rest, **kwargs)
+        # torch >= 2.12 answers (compiled_fn, the config carrying the key);
+        # 2.11 answers compiled_fn and sets the key on ``aot_config``.
+        pair = isinstance(out, tuple)
+        compiled_fn, cfg = out if pair else (out, aot_config)
         if c is None:
-            return compiled_fn, cfg
+            return out
         if compiled_fn is not None and c.loaded is not None:
             restore(c.loaded, args, aot_config)
             with lock:
@@ -205,7 +209,7 @@ def wrap_try_load(orig: Callable[..., Any]) -> Callable[..., Any]:
                     while len(_state.pending_recipes) > _state.PENDING_LIMIT:
                         _state.pending_recipes.popitem(last=False)
         c.loaded = None
-        return compiled_fn, cfg
+        return out
 
     return try_load
 

@@ -244,6 +244,11 @@ def compute_overlapping_inputs(aot_config: Any, fwd_inputs: list[Any], aliased_i
         source_list(aot_config, positions),
         [f"input {i}" for i in aliased_input_indices],
     )
+    if c is None and _torch.tracing_context() is None:
+        # torch <= 2.12 runs ``merge_view_inputs`` again at every call (the
+        # synthetic base's run-time wrapper): an answer for that call, not a
+        # compile's decision to record, guard or report.
+        return {aliased_input_indices[i] for i in d.overlapping}
     _compile.record().adopt(d)
     return {aliased_input_indices[i] for i in d.overlapping}
 

@@ -38,6 +38,7 @@ tensors, as eager does.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 import torch
@@ -148,6 +149,27 @@ def _uncloned_overlaps(bases: list[Any], new_bases: list[Any], mutated: list[Any
 
 
 def wrap_generate_op_kwargs(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`_wrap_generate_op_kwargs`, adapted to a torch whose function
+    has no ``_is_out`` (before 2.13: no ``out=`` form, so ``_is_out`` is
+    False throughout)."""
+    if "_is_out" in inspect.signature(orig).parameters:
+        return _wrap_generate_op_kwargs(orig)
+
+    def with_is_out(schema: Any, kwargs: Any, all_bases: Any, only: Any, _is_out: Any, *args: Any, **kw: Any) -> Any:
+        return orig(schema, kwargs, all_bases, only, *args, **kw)
+
+    inner = _wrap_generate_op_kwargs(with_is_out)
+
+    def _generate_new_op_kwargs_from_bases(
+        schema: Any, kwargs: Any, all_bases: Any, only: Any, *args: Any, **kw: Any
+    ) -> Any:
+        return inner(schema, kwargs, all_bases, only, False, *args, **kw)
+
+    _generate_new_op_kwargs_from_bases.__wrapped__ = orig  # type: ignore[attr-defined]
+    return _generate_new_op_kwargs_from_bases
+
+
+def _wrap_generate_op_kwargs(orig: Callable[..., Any]) -> Callable[..., Any]:
     """Around ``_generate_new_op_kwargs_from_bases``. A base the reinplace
     pass left uncloned is cloned after all where a read-only argument
     overlaps a mutated one: Inductor materializes the views of an unrealized

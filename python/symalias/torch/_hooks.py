@@ -26,7 +26,13 @@ from . import (
     _torch,
     _wrapper,
 )
-from ._state import lock, reset_stats, saved_hooks
+from ._state import lock, log, reset_stats, saved_hooks
+
+
+def torch_version() -> str:
+    import torch
+
+    return str(torch.__version__)
 
 
 def replace_decision(_orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -85,14 +91,36 @@ def install() -> None:
     with lock:
         if saved_hooks:
             return
-        owners = _torch.check()
+        checked = _torch.check()
         reset_stats()
-        for h, owner in zip(_torch.HOOKS, owners):
+        _torch.ON.clear()
+        _torch.ON.update({f.name: f.name not in checked.off for f in _torch.FEATURES})
+        for name, problems in checked.off.items():
+            log.info(
+                "symalias: %s is off with torch %s (that part behaves as stock torch): %s",
+                name,
+                torch_version(),
+                "; ".join(problems),
+            )
+        for h, owner in checked.owners.items():
             raw = inspect.getattr_static(owner, h.attr)
             saved_hooks[f"{h.owner}.{h.attr}"] = raw
             fn = raw.__func__ if h.static or h.cls else getattr(owner, h.attr)
             new = WRAPPERS[h](fn)
             setattr(owner, h.attr, staticmethod(new) if h.static else classmethod(new) if h.cls else new)
+
+
+def features() -> dict[str, bool]:
+    """Which optional parts of symalias.torch run with this torch
+    (``_torch.FEATURES``: each off where this release lacks a hook point it
+    needs, as that release's stock torch behaves). Installed: what
+    ``install()`` decided; else what it would decide (``HookError`` when
+    this torch cannot be hooked at all)."""
+    with lock:
+        if saved_hooks:
+            return dict(_torch.ON)
+    checked = _torch.check()
+    return {f.name: f.name not in checked.off for f in _torch.FEATURES}
 
 
 def uninstall() -> None:

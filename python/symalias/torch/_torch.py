@@ -49,7 +49,19 @@ import torch._inductor.config
 import torch._prims_common
 import torch.utils._python_dispatch
 
-__all__ = ["HOOKS", "READS", "Hook", "HookError", "check", "path", "resolve"]
+__all__ = [
+    "FEATURES",
+    "HOOKS",
+    "READS",
+    "Checked",
+    "Feature",
+    "Hook",
+    "HookError",
+    "check",
+    "feature_on",
+    "path",
+    "resolve",
+]
 
 
 class HookError(RuntimeError):
@@ -73,6 +85,10 @@ class Hook:
     cls: bool = False
     #: A method table (a dict, ``params`` None), replaced by a larger one.
     table: bool = False
+    #: Other accepted forms of ``params`` (older releases), which the
+    #: wrapper adapts to (``_cache.wrap_key``: ``gm`` for ``mod`` in 2.11;
+    #: ``_functionalized``: no ``_is_out`` before 2.13).
+    alt: tuple[tuple[str, ...], ...] = ()
 
 
 RW = "torch._functorch._aot_autograd.runtime_wrappers"
@@ -106,7 +122,9 @@ LOAD_GUARDS = Hook(
     "torch._dynamo.package", "load_guard_manager", ("guards_state", "target_code", "runtime_global_scope")
 )
 # AOTAutograd's cache: key, hit, entry.
-CACHE_KEY = Hook(AC, "autograd_cache_key", ("mod", "example_inputs", "config"))
+CACHE_KEY = Hook(
+    AC, "autograd_cache_key", ("mod", "example_inputs", "config"), alt=(("gm", "example_inputs", "config"),)
+)
 CACHE_TRY_LOAD = Hook(f"{AC}.AOTAutogradCache", "try_load", ("mod", "args", "aot_config"), static=True)
 CACHE_LOOKUP = Hook(
     f"{AC}.AOTAutogradCache", "_lookup", ("key", "local", "remote", "args", "cache_info", "aot_config"), static=True
@@ -142,7 +160,10 @@ TORCH_CALL = Hook(f"{DV}.torch.TorchInGraphFunctionVariable", "call_function", (
 # Functionalized mutating ops: a read-only argument overlapping a mutated
 # one is regenerated from the mutated base's clone (``_functionalized``).
 FUNCTIONAL_ARGS = Hook(
-    AF, "_generate_new_op_kwargs_from_bases", ("schema", "kwargs", "all_bases", "_only_clone_these_bases", "_is_out")
+    AF,
+    "_generate_new_op_kwargs_from_bases",
+    ("schema", "kwargs", "all_bases", "_only_clone_these_bases", "_is_out"),
+    alt=(("schema", "kwargs", "all_bases", "_only_clone_these_bases"),),
 )
 # Eager's partial-overlap error for in-place pointwise ops, raised while
 # Dynamo runs them on fake tensors (``_overlap_errors``).
@@ -194,6 +215,94 @@ HOOKS = [
     REINPLACE_SET,
     REINPLACE_OVERLAP,
 ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Feature:
+    """A part of symalias.torch that only *adds* to what stock torch does
+    (fixes a refusal, a copy, a graph break), so that a release lacking its
+    hook points runs without it -- as that release's stock does -- instead
+    of refusing ``install()``. Everything not in a feature is needed for
+    soundness and stays fail-closed. ``reads``: names of ``READS`` only
+    this feature reads (dotted)."""
+
+    name: str
+    summary: str
+    hooks: tuple[Hook, ...]
+    reads: tuple[str, ...] = ()
+
+
+#: The optional features, each off on a torch that lacks one of its names
+#: (said once in the log and in ``symalias.torch.features()``).
+FEATURES: tuple[Feature, ...] = (
+    Feature(
+        "hop_mutated_inputs",
+        "higher-order ops map a subgraph's mutations to inputs by bytes",
+        (HOP_STORAGES, HOP_PARENTS),
+    ),
+    Feature(
+        "hop_input_aliasing",
+        "higher-order ops accept read-only or disjoint inputs of one storage",
+        (HOP_ALIASING, HOP_FUNCTIONAL, HOP_FUNCTIONAL_WHILE),
+        (
+            f"{HU}.potential_input_alias_or_mutation",
+            f"{HU}._collect_fake_inputs",
+            "torch._dynamo.output_graph.SubgraphTracer.has_input_mutation",
+            "torch._dynamo.output_graph.SubgraphTracer.graph",
+            "torch._dynamo.output_graph.AliasingInfo",
+        ),
+    ),
+    Feature(
+        "address_checks",
+        "data_ptr / is_set_to / _is_alias_of on inputs become guarded constants",
+        (DATA_PTR_COMPARE, STORAGE_METHODS, TENSOR_METHODS, TORCH_CALL),
+        (
+            f"{DV}.tensor.TensorVariable",
+            f"{DV}.tensor.DataPtrVariable",
+            f"{DV}.tensor.DataPtrVariable.from_tensor",
+            f"{DV}.tensor.DataPtrVariable._is_same_data_ptr",
+            f"{DV}.tensor.DataPtrVariable.reconstruct",
+            f"{DV}.tensor.UntypedStorageVariable.from_tensor",
+            f"{DV}.torch.BaseTorchVariable.value",
+            f"{DV}.constant.ConstantVariable.create",
+            f"{DV}.base.Method",
+            "torch._dynamo.output_graph.OutputGraph.root_tx",
+            "torch._dynamo.symbolic_convert.InstructionTranslatorBase.f_locals",
+            "torch._dynamo.symbolic_convert.InstructionTranslatorBase.output",
+        ),
+    ),
+    Feature(
+        "concat_inputs",
+        "Inductor's cat copies no input whose bytes no later write touches",
+        (CONCAT,),
+        (
+            "torch._inductor.graph.GraphLowering.current_node",
+            "torch._inductor.graph.GraphLowering.mutated_storages",
+            "torch._inductor.fx_utils.get_mutated_input_nodes",
+        ),
+    ),
+    Feature(
+        "input_clones",
+        "a user's clone of an input, dropped by Inductor's no-op removal, given back to the op writing it",
+        (NOOPS,),
+        ("torch._inductor.fx_utils.get_mutated_storages",),
+    ),
+    Feature(
+        "byte_bases",
+        "views of different dtypes merged into a byte-level synthetic base (else: such frames run eagerly)",
+        (),
+        (f"{RW}.AOTSyntheticBaseWrapper.base_groups", f"{RW}.AOTSyntheticBaseWrapper.other_arg_indices"),
+    ),
+)
+
+#: Which features this process runs with, set by ``install()``.
+ON: dict[str, bool] = {}
+
+
+def feature_on(name: str) -> bool:
+    """Whether feature ``name`` runs (``install()`` decided it)."""
+    return ON.get(name, False)
+
 
 #: What ``_reinplace`` changes in the reinplace pass: each must still be in
 #: its source, or ``install()`` refuses.
@@ -659,50 +768,68 @@ def missing_reads() -> list[str]:
     return out
 
 
-def _signature_problem(owner: Any, where: str, attr: str, params: Sequence[str] | None) -> str | None:
+def _signature_problem(owner: Any, where: str, attr: str, params: Sequence[str] | None, alt: Any = ()) -> str | None:
     fn = getattr(owner, attr, None) if owner is not None else None
     if fn is None:
         return f"{where}.{attr} is missing"
     if params is None:
         return None if callable(fn) or isinstance(fn, dict) else f"{where}.{attr} is not callable"
-    got = list(inspect.signature(fn).parameters)[: len(params)]
-    if got != list(params):
-        return f"{where}.{attr} takes {got}, symalias expects {params}"
-    return None
+    got = list(inspect.signature(fn).parameters)
+    if any(got[: len(form)] == list(form) for form in (params, *alt)):
+        return None
+    return f"{where}.{attr} takes {got[: len(params)]}, symalias expects {params}"
 
 
-def check() -> list[Any]:
-    """Resolves and checks every name (``HOOKS``, ``LAMBDA``, ``READS``):
-    the owners of the hooks, in ``HOOKS`` order; ``HookError`` naming each
-    problem otherwise."""
-    problems: list[str] = []
-    owners = []
+@dataclasses.dataclass
+class Checked:
+    """What ``check()`` found: each hook to install and its owner (the core
+    and the features that are on), and why each feature that is off is off."""
+
+    owners: dict[Hook, Any]
+    off: dict[str, list[str]]
+
+
+def _hook_problems(h: Hook, owner: Any) -> list[str]:
+    problems = [_signature_problem(owner, h.owner, h.attr, h.params, h.alt) or ""]
+    if h.static and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), staticmethod):
+        problems.append(f"{h.owner}.{h.attr} is no longer a static method")
+    if h.cls and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), classmethod):
+        problems.append(f"{h.owner}.{h.attr} is no longer a class method")
+    return [p for p in problems if p]
+
+
+def check() -> Checked:
+    """Resolves and checks every name (``HOOKS``, ``LAMBDA``, ``READS``).
+    A problem with a name that only a feature needs turns that feature off;
+    any other is a ``HookError`` naming each problem."""
+    of_feature = {h: f.name for f in FEATURES for h in f.hooks}
+    read_of = {r: f.name for f in FEATURES for r in f.reads}
+    core: list[str] = []
+    off: dict[str, list[str]] = {}
+    owners: dict[Hook, Any] = {}
     for h in HOOKS:
         owner = resolve(h.owner)
-        owners.append(owner)
-        problems.append(_signature_problem(owner, h.owner, h.attr, h.params) or "")
-        if h.static and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), staticmethod):
-            problems.append(f"{h.owner}.{h.attr} is no longer a static method")
-        if h.cls and owner is not None and not isinstance(inspect.getattr_static(owner, h.attr, None), classmethod):
-            problems.append(f"{h.owner}.{h.attr} is no longer a class method")
-    problems.append(_signature_problem(resolve(LAMBDA[0]), *LAMBDA) or "")
-    problems += [f"{name} is missing" for name in missing_reads()]
+        owners[h] = owner
+        for p in _hook_problems(h, owner):
+            (off.setdefault(of_feature[h], []) if h in of_feature else core).append(p)
+    core.append(_signature_problem(resolve(LAMBDA[0]), *LAMBDA) or "")
+    for name in missing_reads():
+        (off.setdefault(read_of[name], []) if name in read_of else core).append(f"{name} is missing")
     post = resolve(f"{RW}.AOTSyntheticBaseWrapper.post_compile")
     if post is not None and "runtime_metadata" not in inspect.signature(post).parameters:
-        problems.append(f"{RW}.AOTSyntheticBaseWrapper.post_compile takes no runtime_metadata")
+        core.append(f"{RW}.AOTSyntheticBaseWrapper.post_compile takes no runtime_metadata")
     cfm = resolve("torch._dynamo.guards.CheckFunctionManager")
     if cfm is not None and "aotautograd_guards" not in _source(inspect.getattr_static(cfm, "compile_check_fn", None)):
-        problems.append(
-            "torch._dynamo.guards.CheckFunctionManager.compile_check_fn no longer builds AOTAutograd's guards"
-        )
-    core = _source(resolve(f"{RP}.reinplace_inplaceable_ops_core"))
-    problems += [
-        f"{RP}.reinplace_inplaceable_ops_core no longer has {site!r}" for site in REINPLACE_SITES if site not in core
+        core.append("torch._dynamo.guards.CheckFunctionManager.compile_check_fn no longer builds AOTAutograd's guards")
+    source = _source(resolve(f"{RP}.reinplace_inplaceable_ops_core"))
+    core += [
+        f"{RP}.reinplace_inplaceable_ops_core no longer has {site!r}" for site in REINPLACE_SITES if site not in source
     ]
-    problems = [p for p in problems if p]
-    if problems:
-        raise HookError(f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(problems))
-    return owners
+    core = [p for p in core if p]
+    if core:
+        raise HookError(f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(core))
+    dropped = {h for f in FEATURES if f.name in off for h in f.hooks}
+    return Checked({h: o for h, o in owners.items() if h not in dropped}, off)
 
 
 def path(source: Any) -> list[tuple[Literal["item", "attr"], Any]] | None:

@@ -63,6 +63,10 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
                 )
         if not (c.bytes.byte_bases or c.bytes.unit_bases):
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
+        if not _torch.feature_on("byte_bases"):
+            # This torch's wrapper keeps its groups in other fields: the
+            # frame runs eagerly rather than through a wrapper built blind.
+            raise EagerFallback("a byte-level synthetic base needs torch >= 2.13 (feature byte_bases)", dtypes=True)
         return _runtime_wrapper(
             compiled_fn,
             {k: list(v) for k, v in self.base_groups.items()},

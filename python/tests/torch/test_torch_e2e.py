@@ -68,6 +68,10 @@ def test_issue_example_itemsize_ignored(fresh_torch, caplog):
     assert stock != (True, True), "stock torch.compile got this right: the bug is fixed upstream"
     with caplog.at_level(logging.WARNING, logger="symalias.torch"):
         assert run_case(add_then_double, float_and_its_bytes, backend="aot_eager") == (True, True)
+    if not st.features()["byte_bases"]:
+        # A torch without the hook points (2.11, 2.12): right, by running eagerly.
+        assert st.stats.dtype_fallbacks == 1
+        return
     assert st.stats.dtype_fallbacks == 0 and st.stats.eager_fallbacks == 0
     assert not any("eagerly" in r.message for r in caplog.records)
 
@@ -302,7 +306,12 @@ def test_the_decision_itself_adds_no_shape_env_guard(fresh_torch):
     added = []
 
     def spy(aot_config, fwd_inputs, aliased_input_indices):
-        env = torch._guards.TracingContext.get().fake_mode.shape_env
+        # (the inputs' own fake mode: torch <= 2.12 also calls this at run
+        # time, on real tensors, outside any trace)
+        fake = next((t.fake_mode for t in fwd_inputs if hasattr(t, "fake_mode")), None)
+        if fake is None:
+            return decide(aot_config, fwd_inputs, aliased_input_indices)
+        env = fake.shape_env
         before = len(env.guards)
         out = decide(aot_config, fwd_inputs, aliased_input_indices)
         added.append(len(env.guards) - before)

@@ -69,7 +69,17 @@ def uninstalled():
     st.uninstall()
 
 
-@pytest.mark.parametrize(("where", "name"), READ + REPLACED, ids=[f"{w}.{n}" for w, n in READ + REPLACED])
+#: The feature each name belongs to (a hook point or a name read only by
+#: it); the others are needed for soundness.
+FEATURE_OF = {
+    **{f"{h.owner}.{h.attr}": f.name for f in _torch.FEATURES for h in f.hooks},
+    **{r: f.name for f in _torch.FEATURES for r in f.reads},
+}
+CORE = [(w, n) for w, n in READ + REPLACED if f"{w}.{n}" not in FEATURE_OF]
+OPTIONAL = [(w, n) for w, n in READ + REPLACED if f"{w}.{n}" in FEATURE_OF]
+
+
+@pytest.mark.parametrize(("where", "name"), CORE, ids=[f"{w}.{n}" for w, n in CORE])
 def test_install_names_each_moved_torch_name(uninstalled, monkeypatch, where, name):
     owner = _torch.resolve(where)
     assert owner is not None, where
@@ -78,6 +88,40 @@ def test_install_names_each_moved_torch_name(uninstalled, monkeypatch, where, na
     with pytest.raises(st.HookError, match=re.escape(f"{where}.{name}")):
         st.install()
     assert not st.installed()
+
+
+@pytest.mark.parametrize(("where", "name"), OPTIONAL, ids=[f"{w}.{n}" for w, n in OPTIONAL])
+def test_a_feature_whose_name_moved_is_off_and_the_rest_installs(uninstalled, monkeypatch, caplog, where, name):
+    """A release without one of a feature's names runs without that feature
+    (as its stock torch does): ``install()`` succeeds, says so once in the
+    log, ``features()`` reports it off, and none of its hook points is
+    replaced; every other feature stays on."""
+    feature = FEATURE_OF[f"{where}.{name}"]
+    owner = _torch.resolve(where)
+    assert owner is not None and _torch._has(owner, name), f"{where}.{name}"
+    _remove(monkeypatch, owner, name)
+    with caplog.at_level("INFO", logger="symalias.torch"):
+        st.install()
+    assert st.installed()
+    on = st.features()
+    assert on == {f.name: f.name != feature for f in _torch.FEATURES}
+    said = [r.getMessage() for r in caplog.records if feature in r.getMessage()]
+    assert len(said) == 1 and f"{where}.{name}" in said[0], said
+    (f,) = [f for f in _torch.FEATURES if f.name == feature]
+    for h in f.hooks:
+        now = _torch.resolve(h.owner)
+        assert now is None or f"{h.owner}.{h.attr}" not in _saved(), h
+
+
+def _saved() -> set[str]:
+    from symalias.torch._state import saved_hooks
+
+    return set(saved_hooks)
+
+
+def test_features_on_this_torch():
+    """Every feature is on with the torch the suite runs (2.15)."""
+    assert st.features() == {f.name: True for f in _torch.FEATURES}
 
 
 def _private_torch_names() -> dict[str, set[str]]:
