@@ -29,12 +29,32 @@ KNOWN_TORCH = {
 #: The smoke set: about two minutes on two workers, both backends, static
 #: and dynamic, grad frames, every pattern change, caches on.
 SMOKE = [s for s in range(120) if s not in KNOWN_TORCH]
+#: ``.ci/releases`` runs the first seeds of the set on each older release.
+if os.environ.get("SYMALIAS_SMOKE_SEEDS"):
+    SMOKE = SMOKE[: int(os.environ["SYMALIAS_SMOKE_SEEDS"])]
+
+
+#: The release the suite's expectations are written for; on an older one
+#: (``.ci/releases``) a frame may fail installed only where that release's
+#: stock torch fails it too.
+CURRENT = (2, 15)
+
+
+def _release() -> tuple[int, int]:
+    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    return int(major), int(minor)
 
 
 @pytest.mark.parametrize("seed", SMOKE)
 def test_random_frame_equals_eager(caches_on, seed):
     frame = rf.make_frame(seed)
     outcome, detail = rf.run_frame(frame, install=True)
+    if outcome not in ("right", "skipped") and _release() < CURRENT:
+        stock, stock_detail = rf.run_frame(frame, install=False)
+        assert stock not in ("right", "skipped"), (
+            f"installed fails where torch {torch.__version__}'s stock is right:\n{detail}\n{rf.describe(frame)}"
+        )
+        pytest.xfail(f"torch {torch.__version__}'s stock fails this frame too ({stock}: {stock_detail[:200]})")
     assert outcome in ("right", "skipped"), f"{detail}\n{rf.describe(frame)}"
 
 
