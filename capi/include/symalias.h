@@ -1,0 +1,126 @@
+/*
+ * symalias: exact overlap of strided views of one buffer, at the hints and
+ * for all allowed shapes, for compilers written in C and C++.
+ *
+ * Every call returns a SymaliasStatus; on an error, symalias_last_error()
+ * gives the message (naming the input and field), valid until this
+ * thread's next call. No panic crosses the boundary (SYMALIAS_INTERNAL_ERROR).
+ *
+ * Ownership: a handle from *_new or an out pointer is the caller's, freed by
+ * its *_free (null accepted); strings passed in are borrowed for the call;
+ * strings returned are owned by the handle they come from.
+ * Threads: a handle may move between threads but not be used from two at
+ * once; distinct handles are independent.
+ */
+
+#ifndef SYMALIAS_H
+#define SYMALIAS_H
+
+/* Generated from capi/src/lib.rs by capi/tests/header.rs (SYMALIAS_BLESS=1 to refresh): do not edit. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The outcome of a call.
+typedef enum SymaliasStatus {
+  // Success.
+  SYMALIAS_OK = 0,
+  // A null handle or pointer, a string that is not UTF-8, an index out of
+  // range.
+  SYMALIAS_INVALID_ARGUMENT = 1,
+  // The case is invalid (a bad expression, an unknown symbol, a negative
+  // size at the hints, ...): the message names the field.
+  SYMALIAS_INPUT_ERROR = 2,
+  // A bug in symalias (a caught panic).
+  SYMALIAS_INTERNAL_ERROR = 3,
+} SymaliasStatus;
+
+// An answer about memory.
+typedef enum SymaliasAnswer {
+  // No byte is shared.
+  SYMALIAS_DISJOINT = 0,
+  // Some byte is shared.
+  SYMALIAS_OVERLAP = 1,
+  // Not decided within the limits: to be read as "may overlap".
+  SYMALIAS_UNKNOWN = 2,
+} SymaliasAnswer;
+
+// A case under construction: symbols, assumptions, views.
+typedef struct SymaliasCase SymaliasCase;
+
+// The answer to a case.
+typedef struct SymaliasResult SymaliasResult;
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+// The message of this thread's last error ("" when none). Owned by the
+// library; valid until this thread's next call.
+const char *symalias_last_error(void);
+
+// A new, empty case (free with `symalias_case_free`).
+struct SymaliasCase *symalias_case_new(void);
+
+// Frees a case (null: nothing).
+void symalias_case_free(struct SymaliasCase *case_);
+
+// Declares symbol `name` with its hint (the value now) and its inclusive
+// range `[min, max]`; `max == INT64_MAX` means unbounded above.
+enum SymaliasStatus symalias_case_add_symbol(struct SymaliasCase *case_,
+                                             const char *name,
+                                             int64_t hint,
+                                             int64_t min,
+                                             int64_t max);
+
+// Adds an assumption about the symbols (FORMATS §2 text: `s0 % 8 == 0`,
+// `s1 >= s0`).
+enum SymaliasStatus symalias_case_add_assumption(struct SymaliasCase *case_,
+                                                 const char *assumption);
+
+// Adds a view: `ndim` sizes and strides (in elements) and a storage offset
+// (in elements), each an expression over the symbols (FORMATS §2 text), and
+// the element size in bytes. `source` names it in guards. Views are
+// numbered from 0 in the order added.
+enum SymaliasStatus symalias_case_add_view(struct SymaliasCase *case_,
+                                           const char *source,
+                                           size_t ndim,
+                                           const char *const *sizes,
+                                           const char *const *strides,
+                                           const char *offset,
+                                           int64_t itemsize);
+
+// Decides which views overlap, at the hints and for all allowed shapes,
+// within `time_limit_ms` (0: the default, 2 s). On success `*out` is the
+// caller's (free with `symalias_result_free`).
+enum SymaliasStatus symalias_case_overlap(const struct SymaliasCase *case_,
+                                          uint64_t time_limit_ms,
+                                          struct SymaliasResult **out);
+
+// Frees a result (null: nothing).
+void symalias_result_free(struct SymaliasResult *result);
+
+// Views `a` and `b` at the hints: `*at_hints` their answer there (with a
+// witness in `address`, `index_a`, `index_b` when they overlap: the byte
+// and the first `ndim` indices of each view, when the pointers are not
+// null), and `*for_all` whether that answer holds for every allowed shape
+// (`SYMALIAS_DISJOINT`/`OVERLAP` when proved so, `UNKNOWN` otherwise: then
+// the result's guards keep it).
+enum SymaliasStatus symalias_result_pair(const struct SymaliasResult *result,
+                                         size_t a,
+                                         size_t b,
+                                         enum SymaliasAnswer *at_hints,
+                                         enum SymaliasAnswer *for_all,
+                                         int64_t *address);
+
+// The number of guards that keep the result true at run time.
+size_t symalias_result_guard_count(const struct SymaliasResult *result);
+
+// Guard `i` as FORMATS §4 JSON (owned by the result), or null past the end.
+const char *symalias_result_guard(const struct SymaliasResult *result, size_t i);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* SYMALIAS_H */
