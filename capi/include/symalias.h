@@ -51,6 +51,21 @@ typedef struct SymaliasCase SymaliasCase;
 // The answer to a case.
 typedef struct SymaliasResult SymaliasResult;
 
+// A subset of a buffer in MLIR's terms (`tensor.extract_slice` /
+// `insert_slice`, `memref.subview`): per dimension an offset, a size and a
+// stride, in elements of the buffer's own dimensions; each an expression
+// (text) over the case's symbols.
+typedef struct SymaliasSubset {
+  // The number of dimensions (the buffer's rank).
+  size_t rank;
+  // `rank` offsets.
+  const char *const *offsets;
+  // `rank` sizes.
+  const char *const *sizes;
+  // `rank` strides (1: every element).
+  const char *const *strides;
+} SymaliasSubset;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -118,6 +133,25 @@ size_t symalias_result_guard_count(const struct SymaliasResult *result);
 
 // Guard `i` as FORMATS §4 JSON (owned by the result), or null past the end.
 const char *symalias_result_guard(const struct SymaliasResult *result, size_t i);
+
+// MLIR's bufferization question for one buffer: does an in-place write to
+// subset `write` conflict with a read of subset `read`? The buffer's
+// layout is `buffer_strides` (`rank` expressions, in elements; row-major
+// `[d1*d2, d2, 1]` for a dense `d0 × d1 × d2`), its element `itemsize`
+// bytes; the symbols and assumptions are `env`'s (its views are not used).
+// `*out`: `SYMALIAS_DISJOINT` (no conflict: disjoint for every allowed
+// shape), `SYMALIAS_OVERLAP` (a conflict: they share an element at the
+// hints and for every allowed shape), `SYMALIAS_UNKNOWN` (shared at some
+// shapes only, or not decided within `time_limit_ms`: treat as a
+// conflict).
+enum SymaliasStatus symalias_subset_conflict(const struct SymaliasCase *env,
+                                             size_t rank,
+                                             const char *const *buffer_strides,
+                                             int64_t itemsize,
+                                             const struct SymaliasSubset *write,
+                                             const struct SymaliasSubset *read,
+                                             uint64_t time_limit_ms,
+                                             enum SymaliasAnswer *out);
 
 #ifdef __cplusplus
 }  // extern "C"

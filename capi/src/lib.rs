@@ -352,3 +352,136 @@ pub unsafe extern "C" fn symalias_result_guard(
         .and_then(|r| r.guards.get(i))
         .map_or(std::ptr::null(), |g| g.as_ptr())
 }
+
+/// A subset of a buffer in MLIR's terms (`tensor.extract_slice` /
+/// `insert_slice`, `memref.subview`): per dimension an offset, a size and a
+/// stride, in elements of the buffer's own dimensions; each an expression
+/// (text) over the case's symbols.
+#[repr(C)]
+pub struct SymaliasSubset {
+    /// The number of dimensions (the buffer's rank).
+    pub rank: usize,
+    /// `rank` offsets.
+    pub offsets: *const *const c_char,
+    /// `rank` sizes.
+    pub sizes: *const *const c_char,
+    /// `rank` strides (1: every element).
+    pub strides: *const *const c_char,
+}
+
+unsafe fn subset_view(
+    s: &SymaliasSubset,
+    buffer_strides: &[String],
+    what: &str,
+) -> Result<(Vec<String>, Vec<String>, String), SymaliasStatus> {
+    if s.rank != buffer_strides.len() {
+        return Err(fail(
+            SymaliasStatus::SymaliasInvalidArgument,
+            format!(
+                "{what}.rank: {} for a buffer of rank {}",
+                s.rank,
+                buffer_strides.len()
+            ),
+        ));
+    }
+    if s.rank > 0 && (s.offsets.is_null() || s.sizes.is_null() || s.strides.is_null()) {
+        return Err(fail(
+            SymaliasStatus::SymaliasInvalidArgument,
+            format!("{what}: null offsets, sizes or strides"),
+        ));
+    }
+    let mut sizes = Vec::with_capacity(s.rank);
+    let mut strides = Vec::with_capacity(s.rank);
+    let mut offset = Vec::with_capacity(s.rank);
+    for (d, b) in buffer_strides.iter().enumerate() {
+        let o = text(*s.offsets.add(d), &format!("{what}.offsets[{d}]"))?;
+        sizes.push(text(*s.sizes.add(d), &format!("{what}.sizes[{d}]"))?.to_string());
+        let st = text(*s.strides.add(d), &format!("{what}.strides[{d}]"))?;
+        strides.push(format!("({st})*({b})"));
+        offset.push(format!("({o})*({b})"));
+    }
+    let offset = if offset.is_empty() {
+        "0".to_string()
+    } else {
+        offset.join(" + ")
+    };
+    Ok((sizes, strides, offset))
+}
+
+/// MLIR's bufferization question for one buffer: does an in-place write to
+/// subset `write` conflict with a read of subset `read`? The buffer's
+/// layout is `buffer_strides` (`rank` expressions, in elements; row-major
+/// `[d1*d2, d2, 1]` for a dense `d0 × d1 × d2`), its element `itemsize`
+/// bytes; the symbols and assumptions are `env`'s (its views are not used).
+/// `*out`: `SYMALIAS_DISJOINT` (no conflict: disjoint for every allowed
+/// shape), `SYMALIAS_OVERLAP` (a conflict: they share an element at the
+/// hints and for every allowed shape), `SYMALIAS_UNKNOWN` (shared at some
+/// shapes only, or not decided within `time_limit_ms`: treat as a
+/// conflict).
+#[no_mangle]
+pub unsafe extern "C" fn symalias_subset_conflict(
+    env: *const SymaliasCase,
+    rank: usize,
+    buffer_strides: *const *const c_char,
+    itemsize: i64,
+    write: *const SymaliasSubset,
+    read: *const SymaliasSubset,
+    time_limit_ms: u64,
+    out: *mut SymaliasAnswer,
+) -> SymaliasStatus {
+    guarded(|| {
+        let (Some(env), Some(write), Some(read), false) =
+            (env.as_ref(), write.as_ref(), read.as_ref(), out.is_null())
+        else {
+            return fail(
+                SymaliasStatus::SymaliasInvalidArgument,
+                "env, write, read or out: null pointer",
+            );
+        };
+        if rank > 0 && buffer_strides.is_null() {
+            return fail(
+                SymaliasStatus::SymaliasInvalidArgument,
+                "buffer_strides: null",
+            );
+        }
+        let strides: Result<Vec<String>, SymaliasStatus> = (0..rank)
+            .map(|d| {
+                text(*buffer_strides.add(d), &format!("buffer_strides[{d}]")).map(str::to_string)
+            })
+            .collect();
+        let strides = match strides {
+            Ok(s) => s,
+            Err(s) => return s,
+        };
+        let mut case = SymaliasCase {
+            symbols: env.symbols.clone(),
+            assumptions: env.assumptions.clone(),
+            tensors: Vec::new(),
+        };
+        for (s, what) in [(write, "write"), (read, "read")] {
+            match subset_view(s, &strides, what) {
+                Ok((sizes, strides, offset)) => case.tensors.push(json!({
+                    "source": what, "sizes": sizes, "strides": strides,
+                    "storage_offset": offset, "itemsize": itemsize,
+                })),
+                Err(status) => return status,
+            }
+        }
+        let mut result: *mut SymaliasResult = std::ptr::null_mut();
+        let status = symalias_case_overlap(&case, time_limit_ms, &mut result);
+        if status != SymaliasStatus::SymaliasOk {
+            return status;
+        }
+        let (mut hints, mut all) = (
+            SymaliasAnswer::SymaliasUnknown,
+            SymaliasAnswer::SymaliasUnknown,
+        );
+        let status = symalias_result_pair(result, 0, 1, &mut hints, &mut all, std::ptr::null_mut());
+        symalias_result_free(result);
+        if status != SymaliasStatus::SymaliasOk {
+            return status;
+        }
+        *out = all;
+        SymaliasStatus::SymaliasOk
+    })
+}

@@ -199,3 +199,93 @@ fn numpys_hard_instance_is_disjoint_through_the_abi() {
         symalias_case_free(case);
     }
 }
+
+unsafe fn conflict(
+    env: *const SymaliasCase,
+    strides: &[&str],
+    write: [&[&str]; 3],
+    read: [&[&str]; 3],
+) -> SymaliasAnswer {
+    let own = |xs: &[&str]| xs.iter().map(|s| c(s)).collect::<Vec<CString>>();
+    let ptrs = |xs: &Vec<CString>| {
+        xs.iter()
+            .map(|s| s.as_ptr())
+            .collect::<Vec<*const c_char>>()
+    };
+    let (bs, w, r) = (own(strides), write.map(own), read.map(own));
+    let (bsp, wp, rp) = (
+        ptrs(&bs),
+        [ptrs(&w[0]), ptrs(&w[1]), ptrs(&w[2])],
+        [ptrs(&r[0]), ptrs(&r[1]), ptrs(&r[2])],
+    );
+    let subset = |p: &[Vec<*const c_char>; 3]| SymaliasSubset {
+        rank: strides.len(),
+        offsets: p[0].as_ptr(),
+        sizes: p[1].as_ptr(),
+        strides: p[2].as_ptr(),
+    };
+    let mut out = SymaliasAnswer::SymaliasUnknown;
+    let (ws, rs) = (subset(&wp), subset(&rp));
+    let status =
+        symalias_subset_conflict(env, strides.len(), bsp.as_ptr(), 4, &ws, &rs, 0, &mut out);
+    assert_eq!(status, SymaliasStatus::SymaliasOk, "{}", last_error());
+    out
+}
+
+#[test]
+fn subset_conflicts_in_mlirs_terms() {
+    unsafe {
+        // A KV cache `L × 8` (L = s0 + 16): writing row p, reading rows [0, p).
+        let env = symalias_case_new();
+        symalias_case_add_symbol(env, c("p").as_ptr(), 5, 0, 1000);
+        let rows = ["8", "1"];
+        let row_p: [&[&str]; 3] = [&["p", "0"], &["1", "8"], &["1", "1"]];
+        let prefix: [&[&str]; 3] = [&["0", "0"], &["p", "8"], &["1", "1"]];
+        assert_eq!(
+            conflict(env, &rows, row_p, prefix),
+            SymaliasAnswer::SymaliasDisjoint
+        );
+        // Reading rows [0, p + 1) includes row p: a conflict at every p.
+        let through: [&[&str]; 3] = [&["0", "0"], &["p + 1", "8"], &["1", "1"]];
+        assert_eq!(
+            conflict(env, &rows, row_p, through),
+            SymaliasAnswer::SymaliasOverlap
+        );
+        // Even and odd columns of a row (stride 2): no conflict.
+        let even: [&[&str]; 3] = [&["p", "0"], &["1", "4"], &["1", "2"]];
+        let odd: [&[&str]; 3] = [&["p", "1"], &["1", "4"], &["1", "2"]];
+        assert_eq!(
+            conflict(env, &rows, even, odd),
+            SymaliasAnswer::SymaliasDisjoint
+        );
+        // Row p against row 3: disjoint at the hint (p = 5), not for p = 3.
+        let row3: [&[&str]; 3] = [&["3", "0"], &["1", "8"], &["1", "1"]];
+        assert_eq!(
+            conflict(env, &rows, row_p, row3),
+            SymaliasAnswer::SymaliasUnknown
+        );
+        // A subset of the wrong rank is refused, naming it.
+        let bad: [&[&str]; 3] = [&["0"], &["1"], &["1"]];
+        let own = |xs: &[&str]| xs.iter().map(|s| c(s)).collect::<Vec<CString>>();
+        let b = bad.map(own);
+        let bp: Vec<Vec<*const c_char>> = b
+            .iter()
+            .map(|v| v.iter().map(|s| s.as_ptr()).collect())
+            .collect();
+        let s1 = SymaliasSubset {
+            rank: 1,
+            offsets: bp[0].as_ptr(),
+            sizes: bp[1].as_ptr(),
+            strides: bp[2].as_ptr(),
+        };
+        let bs = own(&rows);
+        let bsp: Vec<*const c_char> = bs.iter().map(|s| s.as_ptr()).collect();
+        let mut out = SymaliasAnswer::SymaliasUnknown;
+        assert_eq!(
+            symalias_subset_conflict(env, 2, bsp.as_ptr(), 4, &s1, &s1, 0, &mut out),
+            SymaliasStatus::SymaliasInvalidArgument
+        );
+        assert!(last_error().contains("write.rank"), "{}", last_error());
+        symalias_case_free(env);
+    }
+}
