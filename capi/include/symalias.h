@@ -128,6 +128,27 @@ enum SymaliasStatus symalias_result_pair(const struct SymaliasResult *result,
                                          enum SymaliasAnswer *for_all,
                                          int64_t *address);
 
+// The number of views of the case.
+size_t symalias_result_view_count(const struct SymaliasResult *result);
+
+// The group's partition: `*overlapping` is 1 when view `i` overlaps (or
+// may overlap) some other view at the hints, else 0; `*for_all` whether the
+// whole partition is proved for every allowed shape (`SYMALIAS_OVERLAP` /
+// `SYMALIAS_DISJOINT` as view `i`'s side, `SYMALIAS_UNKNOWN`: kept by the
+// result's guards).
+enum SymaliasStatus symalias_result_view(const struct SymaliasResult *result,
+                                         size_t i,
+                                         int32_t *overlapping,
+                                         enum SymaliasAnswer *for_all);
+
+// View `i` against itself: `*at_hints` whether two of its indices reach
+// one byte now, `*for_all` whether that holds for every allowed shape
+// (`SYMALIAS_UNKNOWN` when not proved).
+enum SymaliasStatus symalias_result_self_overlap(const struct SymaliasResult *result,
+                                                 size_t i,
+                                                 enum SymaliasAnswer *at_hints,
+                                                 enum SymaliasAnswer *for_all);
+
 // The number of guards that keep the result true at run time.
 size_t symalias_result_guard_count(const struct SymaliasResult *result);
 

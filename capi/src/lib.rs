@@ -335,6 +335,113 @@ pub unsafe extern "C" fn symalias_result_pair(
     })
 }
 
+/// The number of views of the case.
+#[no_mangle]
+pub unsafe extern "C" fn symalias_result_view_count(result: *const SymaliasResult) -> usize {
+    result.as_ref().map_or(0, |r| {
+        r.result.overlapping.len() + r.result.non_overlapping.len()
+    })
+}
+
+/// The group's partition: `*overlapping` is 1 when view `i` overlaps (or
+/// may overlap) some other view at the hints, else 0; `*for_all` whether the
+/// whole partition is proved for every allowed shape (`SYMALIAS_OVERLAP` /
+/// `SYMALIAS_DISJOINT` as view `i`'s side, `SYMALIAS_UNKNOWN`: kept by the
+/// result's guards).
+#[no_mangle]
+pub unsafe extern "C" fn symalias_result_view(
+    result: *const SymaliasResult,
+    i: usize,
+    overlapping: *mut i32,
+    for_all: *mut SymaliasAnswer,
+) -> SymaliasStatus {
+    guarded(|| {
+        let Some(r) = result.as_ref() else {
+            return fail(
+                SymaliasStatus::SymaliasInvalidArgument,
+                "result: null handle",
+            );
+        };
+        let n = r.result.overlapping.len() + r.result.non_overlapping.len();
+        if i >= n {
+            return fail(
+                SymaliasStatus::SymaliasInvalidArgument,
+                format!("view {i} of {n}"),
+            );
+        }
+        let over = r.result.overlapping.contains(&i);
+        if !overlapping.is_null() {
+            *overlapping = i32::from(over);
+        }
+        if !for_all.is_null() {
+            *for_all = match (r.result.invariant, over) {
+                (Some(true), true) => SymaliasAnswer::SymaliasOverlap,
+                (Some(true), false) => SymaliasAnswer::SymaliasDisjoint,
+                _ => SymaliasAnswer::SymaliasUnknown,
+            };
+        }
+        SymaliasStatus::SymaliasOk
+    })
+}
+
+/// View `i` against itself: `*at_hints` whether two of its indices reach
+/// one byte now, `*for_all` whether that holds for every allowed shape
+/// (`SYMALIAS_UNKNOWN` when not proved).
+#[no_mangle]
+pub unsafe extern "C" fn symalias_result_self_overlap(
+    result: *const SymaliasResult,
+    i: usize,
+    at_hints: *mut SymaliasAnswer,
+    for_all: *mut SymaliasAnswer,
+) -> SymaliasStatus {
+    guarded(|| {
+        let Some(r) = result.as_ref() else {
+            return fail(
+                SymaliasStatus::SymaliasInvalidArgument,
+                "result: null handle",
+            );
+        };
+        let n = r.result.overlapping.len() + r.result.non_overlapping.len();
+        if i >= n {
+            return fail(
+                SymaliasStatus::SymaliasInvalidArgument,
+                format!("view {i} of {n}"),
+            );
+        }
+        // Listed: overlaps itself at the hints, or not proved either way; a
+        // view not listed overlaps itself at no allowed shape.
+        let (hints, all) = match r.result.self_overlap.iter().find(|s| s.tensor == i) {
+            None => (
+                SymaliasAnswer::SymaliasDisjoint,
+                SymaliasAnswer::SymaliasDisjoint,
+            ),
+            Some(s) => {
+                let hints = if s.overlap {
+                    SymaliasAnswer::SymaliasOverlap
+                } else {
+                    SymaliasAnswer::SymaliasDisjoint
+                };
+                let proved = matches!(s.proof, symalias::Proof::Proved);
+                (
+                    hints,
+                    if proved {
+                        hints
+                    } else {
+                        SymaliasAnswer::SymaliasUnknown
+                    },
+                )
+            }
+        };
+        if !at_hints.is_null() {
+            *at_hints = hints;
+        }
+        if !for_all.is_null() {
+            *for_all = all;
+        }
+        SymaliasStatus::SymaliasOk
+    })
+}
+
 /// The number of guards that keep the result true at run time.
 #[no_mangle]
 pub unsafe extern "C" fn symalias_result_guard_count(result: *const SymaliasResult) -> usize {

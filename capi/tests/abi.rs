@@ -289,3 +289,52 @@ fn subset_conflicts_in_mlirs_terms() {
         symalias_case_free(env);
     }
 }
+
+#[test]
+fn a_group_partition_and_self_overlap() {
+    unsafe {
+        let case = symalias_case_new();
+        symalias_case_add_symbol(case, c("n").as_ptr(), 6, 2, 100);
+        // Windows of 3 every 2 (overlapping themselves), a chunk after them.
+        add_view(case, "windows", &["n", "3"], &["2", "1"], "0", 4);
+        add_view(case, "tail", &["4"], &["1"], "2*n + 10", 4);
+        add_view(case, "head", &["2"], &["1"], "0", 4);
+        let mut result = ptr::null_mut();
+        assert_eq!(
+            symalias_case_overlap(case, 0, &mut result),
+            SymaliasStatus::SymaliasOk
+        );
+        assert_eq!(symalias_result_view_count(result), 3);
+        let (mut over, mut all) = (-1, SymaliasAnswer::SymaliasUnknown);
+        symalias_result_view(result, 0, &mut over, &mut all);
+        assert_eq!(over, 1);
+        symalias_result_view(result, 1, &mut over, &mut all);
+        assert_eq!((over, all), (0, SymaliasAnswer::SymaliasDisjoint));
+        let (mut hints, mut forall) = (
+            SymaliasAnswer::SymaliasUnknown,
+            SymaliasAnswer::SymaliasUnknown,
+        );
+        symalias_result_self_overlap(result, 0, &mut hints, &mut forall);
+        assert_eq!(
+            (hints, forall),
+            (
+                SymaliasAnswer::SymaliasOverlap,
+                SymaliasAnswer::SymaliasOverlap
+            )
+        );
+        symalias_result_self_overlap(result, 1, &mut hints, &mut forall);
+        assert_eq!(
+            (hints, forall),
+            (
+                SymaliasAnswer::SymaliasDisjoint,
+                SymaliasAnswer::SymaliasDisjoint
+            )
+        );
+        assert_eq!(
+            symalias_result_view(result, 3, &mut over, &mut all),
+            SymaliasStatus::SymaliasInvalidArgument
+        );
+        symalias_result_free(result);
+        symalias_case_free(case);
+    }
+}
