@@ -45,7 +45,8 @@ typedef enum SymaliasAnswer {
   SYMALIAS_UNKNOWN = 2,
 } SymaliasAnswer;
 
-// A case under construction: symbols, assumptions, views.
+// A case under construction: symbols, assumptions, views (a FORMATS §3
+// case, typed: no document is written or parsed).
 typedef struct SymaliasCase SymaliasCase;
 
 // The answer to a case.

@@ -2,9 +2,10 @@
 //! one buffer, built through opaque handles, answered exactly at the hints
 //! and for all allowed shapes.
 //!
-//! The ABI is an edge like the CLI's JSON: a case built here becomes a
-//! FORMATS §3 overlap case and goes through the same parser and validation
-//! (errors name the input and the field), then the same `Analyzer`.
+//! The ABI is an edge like the CLI's JSON: a case built here is a FORMATS
+//! §3 overlap case (typed: `OverlapCase`, no document written or parsed)
+//! and goes through the same loading and validation (errors name the input
+//! and the field), then the same `Analyzer`.
 //!
 //! Conventions, for every function:
 //! * a status code (`SymaliasStatus`); on an error the message is kept per
@@ -25,9 +26,10 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use serde_json::{json, Map, Value};
 use symalias::analysis::{Analyzer, AnalyzerOptions};
-use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapResult};
+use symalias::io::{
+    run_overlap_case, ExprField, OverlapCase, OverlapResult, SymbolSpec, TensorSpec,
+};
 
 /// The outcome of a call.
 #[repr(C)]
@@ -57,11 +59,10 @@ pub enum SymaliasAnswer {
     SymaliasUnknown = 2,
 }
 
-/// A case under construction: symbols, assumptions, views.
+/// A case under construction: symbols, assumptions, views (a FORMATS §3
+/// case, typed: no document is written or parsed).
 pub struct SymaliasCase {
-    symbols: Map<String, Value>,
-    assumptions: Vec<String>,
-    tensors: Vec<Value>,
+    case: OverlapCase,
 }
 
 /// The answer to a case.
@@ -117,9 +118,13 @@ pub extern "C" fn symalias_last_error() -> *const c_char {
 #[no_mangle]
 pub extern "C" fn symalias_case_new() -> *mut SymaliasCase {
     Box::into_raw(Box::new(SymaliasCase {
-        symbols: Map::new(),
-        assumptions: Vec::new(),
-        tensors: Vec::new(),
+        case: OverlapCase {
+            id: "c".into(),
+            symbols: Default::default(),
+            assumptions: Vec::new(),
+            tensors: Vec::new(),
+            expect: None,
+        },
     }))
 }
 
@@ -149,12 +154,13 @@ pub unsafe extern "C" fn symalias_case_add_symbol(
             Ok(n) => n,
             Err(s) => return s,
         };
-        let max = (max != i64::MAX).then_some(max);
-        let source = format!("C['{name}']");
-        case.symbols.insert(
-            name.to_string(),
-            json!({"hint": hint, "min": min, "max": max, "source": source}),
-        );
+        let spec = SymbolSpec {
+            hint: Some(hint),
+            min: Some(min),
+            max: (max != i64::MAX).then_some(max),
+            source: Some(format!("C['{name}']")),
+        };
+        case.case.symbols.insert(name.to_string(), spec);
         SymaliasStatus::SymaliasOk
     })
 }
@@ -172,7 +178,7 @@ pub unsafe extern "C" fn symalias_case_add_assumption(
         };
         match text(assumption, "assumption") {
             Ok(a) => {
-                case.assumptions.push(a.to_string());
+                case.case.assumptions.push(a.to_string());
                 SymaliasStatus::SymaliasOk
             }
             Err(s) => s,
@@ -198,18 +204,22 @@ pub unsafe extern "C" fn symalias_case_add_view(
         let Some(case) = case.as_mut() else {
             return fail(SymaliasStatus::SymaliasInvalidArgument, "case: null handle");
         };
-        let k = case.tensors.len();
+        let k = case.case.tensors.len();
         if ndim > 0 && (sizes.is_null() || strides.is_null()) {
             return fail(
                 SymaliasStatus::SymaliasInvalidArgument,
                 format!("views[{k}]: null sizes or strides"),
             );
         }
-        let read = |p: *const *const c_char, what: &str| -> Result<Vec<String>, SymaliasStatus> {
-            (0..ndim)
-                .map(|d| text(*p.add(d), &format!("views[{k}].{what}[{d}]")).map(str::to_string))
-                .collect()
-        };
+        let read =
+            |p: *const *const c_char, what: &str| -> Result<Vec<ExprField>, SymaliasStatus> {
+                (0..ndim)
+                    .map(|d| {
+                        text(*p.add(d), &format!("views[{k}].{what}[{d}]"))
+                            .map(|t| ExprField::Text(t.to_string()))
+                    })
+                    .collect()
+            };
         let (sizes, strides) = match (read(sizes, "sizes"), read(strides, "strides")) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(s), _) | (_, Err(s)) => return s,
@@ -221,10 +231,13 @@ pub unsafe extern "C" fn symalias_case_add_view(
             (Ok(a), Ok(b)) => (a, b),
             (Err(s), _) | (_, Err(s)) => return s,
         };
-        case.tensors.push(json!({
-            "source": source, "sizes": sizes, "strides": strides,
-            "storage_offset": offset, "itemsize": itemsize,
-        }));
+        case.case.tensors.push(TensorSpec {
+            source: Some(source.to_string()),
+            sizes,
+            strides,
+            storage_offset: ExprField::Text(offset.to_string()),
+            itemsize,
+        });
         SymaliasStatus::SymaliasOk
     })
 }
@@ -245,18 +258,11 @@ pub unsafe extern "C" fn symalias_case_overlap(
                 "case or out: null pointer",
             );
         };
-        let doc = json!({
-            "id": "c", "symbols": case.symbols, "assumptions": case.assumptions, "tensors": case.tensors,
-        });
-        let parsed: OverlapCase = match parse_line(1, &doc.to_string()).value {
-            Ok(c) => c,
-            Err(e) => return fail(SymaliasStatus::SymaliasInputError, e.to_string()),
-        };
         let mut options = AnalyzerOptions::default();
         if time_limit_ms > 0 {
             options.proof.time_limit = std::time::Duration::from_millis(time_limit_ms);
         }
-        match run_overlap_case(&parsed, &mut Analyzer::new(options), true) {
+        match run_overlap_case(&case.case, &mut Analyzer::new(options), true) {
             Ok(result) => {
                 let guards = result
                     .guards
@@ -561,16 +567,20 @@ pub unsafe extern "C" fn symalias_subset_conflict(
             Err(s) => return s,
         };
         let mut case = SymaliasCase {
-            symbols: env.symbols.clone(),
-            assumptions: env.assumptions.clone(),
-            tensors: Vec::new(),
+            case: OverlapCase {
+                tensors: Vec::new(),
+                ..env.case.clone()
+            },
         };
         for (s, what) in [(write, "write"), (read, "read")] {
             match subset_view(s, &strides, what) {
-                Ok((sizes, strides, offset)) => case.tensors.push(json!({
-                    "source": what, "sizes": sizes, "strides": strides,
-                    "storage_offset": offset, "itemsize": itemsize,
-                })),
+                Ok((sizes, strides, offset)) => case.case.tensors.push(TensorSpec {
+                    source: Some(what.to_string()),
+                    sizes: sizes.into_iter().map(ExprField::Text).collect(),
+                    strides: strides.into_iter().map(ExprField::Text).collect(),
+                    storage_offset: ExprField::Text(offset),
+                    itemsize,
+                }),
                 Err(status) => return status,
             }
         }
