@@ -338,3 +338,79 @@ fn a_group_partition_and_self_overlap() {
         symalias_case_free(case);
     }
 }
+
+#[test]
+fn hostile_input_gets_a_status_and_a_message() {
+    unsafe {
+        for (sizes, what) in [
+            (["nan"], "nan"),
+            (["99999999999999999999999"], "99999999999999999999999"),
+            (["2**70"], "2**70"),
+            (["-3"], "negative"),
+        ] {
+            let case = symalias_case_new();
+            add_view(case, "a", &sizes, &["1"], "0", 4);
+            add_view(case, "b", &["4"], &["1"], "0", 4);
+            let mut result = ptr::null_mut();
+            let status = symalias_case_overlap(case, 0, &mut result);
+            assert_eq!(status, SymaliasStatus::SymaliasInputError, "{what}");
+            assert!(result.is_null());
+            let msg = last_error();
+            assert!(msg.contains("tensors[0]"), "{what}: {msg}");
+            symalias_case_free(case);
+        }
+        // A string that is not UTF-8 is refused at the call that takes it.
+        let case = symalias_case_new();
+        let bad = [0xffu8, 0xfe, 0];
+        assert_eq!(
+            symalias_case_add_assumption(case, bad.as_ptr() as *const c_char),
+            SymaliasStatus::SymaliasInvalidArgument
+        );
+        assert!(last_error().contains("not UTF-8"), "{}", last_error());
+        symalias_case_free(case);
+    }
+}
+
+#[test]
+fn past_its_time_limit_a_query_answers_unknown_and_guards() {
+    unsafe {
+        // numpy's hard instance with 1 ms: the search alone cannot decide it.
+        let case = symalias_case_new();
+        add_view(
+            case,
+            "x1",
+            &["1049", "1049", "1049"],
+            &["36674", "61119", "85569"],
+            "0",
+            1,
+        );
+        add_view(
+            case,
+            "x2",
+            &["1049", "1049", "1"],
+            &["12223", "12224", "1"],
+            "64023025",
+            1,
+        );
+        let mut result = ptr::null_mut();
+        assert_eq!(
+            symalias_case_overlap(case, 1, &mut result),
+            SymaliasStatus::SymaliasOk
+        );
+        let (mut hints, mut all) = (
+            SymaliasAnswer::SymaliasDisjoint,
+            SymaliasAnswer::SymaliasDisjoint,
+        );
+        symalias_result_pair(result, 0, 1, &mut hints, &mut all, ptr::null_mut());
+        assert_eq!(
+            (hints, all),
+            (
+                SymaliasAnswer::SymaliasUnknown,
+                SymaliasAnswer::SymaliasUnknown
+            )
+        );
+        assert!(symalias_result_guard_count(result) > 0);
+        symalias_result_free(result);
+        symalias_case_free(case);
+    }
+}

@@ -39,7 +39,23 @@ fn the_c_example_builds_and_answers() {
         .status()
         .expect("a C compiler (cc)");
     assert!(status.success(), "the C example does not build");
-    let run = Command::new(&out).output().unwrap();
+    // Under valgrind where there is one: no byte definitely lost, no error.
+    let valgrind = Command::new("valgrind").arg("--version").output().is_ok();
+    let run = if valgrind {
+        Command::new("valgrind")
+            .args([
+                "-q",
+                "--leak-check=full",
+                "--errors-for-leak-kinds=definite",
+                "--error-exitcode=9",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap()
+    } else {
+        eprintln!("no valgrind: the C example runs without a leak check");
+        Command::new(&out).output().unwrap()
+    };
     let _ = std::fs::remove_file(&out);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
