@@ -319,7 +319,14 @@ pub unsafe extern "C" fn symalias_result_pair(
         }
         let (lo, hi) = (a.min(b), a.max(b));
         let pair = r.result.pairs.iter().find(|p| p.a == lo && p.b == hi);
+        // An unlisted pair is disjoint, except past the listing cap: pairs
+        // inside a component already connected were not decided (FORMATS §3
+        // `pairs_left_out`), so two overlapping views' pair is unknown.
+        let left_out = r.result.pairs_left_out > 0
+            && r.result.overlapping.contains(&lo)
+            && r.result.overlapping.contains(&hi);
         let hints = match pair {
+            None if left_out => SymaliasAnswer::SymaliasUnknown,
             None => SymaliasAnswer::SymaliasDisjoint,
             Some(p) if p.overlap && p.witness.is_some() => SymaliasAnswer::SymaliasOverlap,
             Some(_) => SymaliasAnswer::SymaliasUnknown,

@@ -414,3 +414,30 @@ fn past_its_time_limit_a_query_answers_unknown_and_guards() {
         symalias_case_free(case);
     }
 }
+
+#[test]
+fn a_pair_left_out_past_the_listing_cap_is_never_called_disjoint() {
+    unsafe {
+        // 5,000 copies of one window: past the listing cap (4,096 pairs) the
+        // pairs inside the one component are not decided, and all overlap.
+        let case = symalias_case_new();
+        for k in 0..5000 {
+            add_view(case, &format!("w{k}"), &["4"], &["1"], "0", 4);
+        }
+        let mut result = ptr::null_mut();
+        assert_eq!(
+            symalias_case_overlap(case, 0, &mut result),
+            SymaliasStatus::SymaliasOk
+        );
+        let mut unknown = 0;
+        for (a, b) in [(0, 1), (17, 4999), (2500, 2501), (4998, 4999)] {
+            let mut h = SymaliasAnswer::SymaliasDisjoint;
+            symalias_result_pair(result, a, b, &mut h, ptr::null_mut(), ptr::null_mut());
+            assert_ne!(h, SymaliasAnswer::SymaliasDisjoint, "({a}, {b})");
+            unknown += usize::from(h == SymaliasAnswer::SymaliasUnknown);
+        }
+        assert!(unknown > 0, "some pair is past the cap");
+        symalias_result_free(result);
+        symalias_case_free(case);
+    }
+}
