@@ -2,8 +2,9 @@
 //! queries, in one run (issue 52): a concrete pair, a symbolic pair (a
 //! proof for all shapes), a group of 100 views. The C ABI builds its case
 //! through handles, then the same parser and `Analyzer` (a §3 document per
-//! query); the Rust side answers a case parsed once. Rounds alternate the
-//! two; the ratio is taken round by round (median).
+//! query); its strings are made once, as a C caller's literals are. The
+//! Rust side answers a case parsed once. Rounds alternate the two; the
+//! ratio is taken round by round (median).
 //!
 //!     cargo bench -p symalias-capi --bench latency
 
@@ -60,27 +61,48 @@ fn queries() -> Vec<Query> {
     ]
 }
 
-unsafe fn through_abi(q: &Query) {
+/// A query's strings as a C caller holds them (literals: made once).
+struct CQuery {
+    symbols: Vec<(CString, i64, i64, i64)>,
+    views: Vec<(CString, Vec<CString>, Vec<CString>, CString)>,
+}
+
+fn c_query(q: &Query) -> CQuery {
+    let cs = |s: &str| CString::new(s).unwrap();
+    CQuery {
+        symbols: q
+            .symbols
+            .iter()
+            .map(|(n, h, lo, hi)| (cs(n), *h, *lo, *hi))
+            .collect(),
+        views: q
+            .views
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                (
+                    cs(&format!("v{k}")),
+                    v.sizes.iter().map(|s| cs(s)).collect(),
+                    v.strides.iter().map(|s| cs(s)).collect(),
+                    cs(&v.offset),
+                )
+            })
+            .collect(),
+    }
+}
+
+unsafe fn through_abi(q: &CQuery) {
     let case = symalias_case_new();
     for (name, hint, lo, hi) in &q.symbols {
-        let n = CString::new(*name).unwrap();
-        symalias_case_add_symbol(case, n.as_ptr(), *hint, *lo, *hi);
+        symalias_case_add_symbol(case, name.as_ptr(), *hint, *lo, *hi);
     }
-    for (k, v) in q.views.iter().enumerate() {
-        let sizes: Vec<CString> = v
-            .sizes
-            .iter()
-            .map(|s| CString::new(s.as_str()).unwrap())
-            .collect();
-        let strides: Vec<CString> = v
-            .strides
-            .iter()
-            .map(|s| CString::new(s.as_str()).unwrap())
-            .collect();
-        let sp: Vec<*const c_char> = sizes.iter().map(|s| s.as_ptr()).collect();
-        let tp: Vec<*const c_char> = strides.iter().map(|s| s.as_ptr()).collect();
-        let src = CString::new(format!("v{k}")).unwrap();
-        let off = CString::new(v.offset.as_str()).unwrap();
+    let mut sp: Vec<*const c_char> = Vec::with_capacity(4);
+    let mut tp: Vec<*const c_char> = Vec::with_capacity(4);
+    for (src, sizes, strides, off) in &q.views {
+        sp.clear();
+        tp.clear();
+        sp.extend(sizes.iter().map(|s| s.as_ptr()));
+        tp.extend(strides.iter().map(|s| s.as_ptr()));
         symalias_case_add_view(
             case,
             src.as_ptr(),
@@ -129,12 +151,13 @@ fn main() {
     let rounds = 15;
     for q in queries() {
         let case = parsed(&q);
+        let cq = c_query(&q);
         let per_round = if q.views.len() > 10 { 20 } else { 200 };
         let (mut abi, mut rust, mut ratio) = (vec![], vec![], vec![]);
         for _ in 0..rounds {
             let t = Instant::now();
             for _ in 0..per_round {
-                unsafe { through_abi(&q) };
+                unsafe { through_abi(&cq) };
             }
             let a = t.elapsed().as_secs_f64() / per_round as f64;
             let t = Instant::now();
