@@ -92,17 +92,22 @@ fn guarded(f: impl FnOnce() -> SymaliasStatus) -> SymaliasStatus {
     }
 }
 
-unsafe fn text<'a>(p: *const c_char, what: &str) -> Result<&'a str, SymaliasStatus> {
+/// The UTF-8 text at `p`; `what` names the field in the error (made only
+/// on an error: the calls that succeed allocate nothing for it).
+unsafe fn text<'a, W: std::fmt::Display>(
+    p: *const c_char,
+    what: impl FnOnce() -> W,
+) -> Result<&'a str, SymaliasStatus> {
     if p.is_null() {
         return Err(fail(
             SymaliasStatus::SymaliasInvalidArgument,
-            format!("{what}: null string"),
+            format!("{}: null string", what()),
         ));
     }
     CStr::from_ptr(p).to_str().map_err(|_| {
         fail(
             SymaliasStatus::SymaliasInvalidArgument,
-            format!("{what}: not UTF-8"),
+            format!("{}: not UTF-8", what()),
         )
     })
 }
@@ -150,7 +155,7 @@ pub unsafe extern "C" fn symalias_case_add_symbol(
         let Some(case) = case.as_mut() else {
             return fail(SymaliasStatus::SymaliasInvalidArgument, "case: null handle");
         };
-        let name = match text(name, "name") {
+        let name = match text(name, || "name") {
             Ok(n) => n,
             Err(s) => return s,
         };
@@ -176,7 +181,7 @@ pub unsafe extern "C" fn symalias_case_add_assumption(
         let Some(case) = case.as_mut() else {
             return fail(SymaliasStatus::SymaliasInvalidArgument, "case: null handle");
         };
-        match text(assumption, "assumption") {
+        match text(assumption, || "assumption") {
             Ok(a) => {
                 case.case.assumptions.push(a.to_string());
                 SymaliasStatus::SymaliasOk
@@ -215,7 +220,7 @@ pub unsafe extern "C" fn symalias_case_add_view(
             |p: *const *const c_char, what: &str| -> Result<Vec<ExprField>, SymaliasStatus> {
                 (0..ndim)
                     .map(|d| {
-                        text(*p.add(d), &format!("views[{k}].{what}[{d}]"))
+                        text(*p.add(d), || format!("views[{k}].{what}[{d}]"))
                             .map(|t| ExprField::Text(t.to_string()))
                     })
                     .collect()
@@ -225,8 +230,8 @@ pub unsafe extern "C" fn symalias_case_add_view(
             (Err(s), _) | (_, Err(s)) => return s,
         };
         let (source, offset) = match (
-            text(source, &format!("views[{k}].source")),
-            text(offset, &format!("views[{k}].offset")),
+            text(source, || format!("views[{k}].source")),
+            text(offset, || format!("views[{k}].offset")),
         ) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(s), _) | (_, Err(s)) => return s,
@@ -514,9 +519,9 @@ unsafe fn subset_view(
     let mut strides = Vec::with_capacity(s.rank);
     let mut offset = Vec::with_capacity(s.rank);
     for (d, b) in buffer_strides.iter().enumerate() {
-        let o = text(*s.offsets.add(d), &format!("{what}.offsets[{d}]"))?;
-        sizes.push(text(*s.sizes.add(d), &format!("{what}.sizes[{d}]"))?.to_string());
-        let st = text(*s.strides.add(d), &format!("{what}.strides[{d}]"))?;
+        let o = text(*s.offsets.add(d), || format!("{what}.offsets[{d}]"))?;
+        sizes.push(text(*s.sizes.add(d), || format!("{what}.sizes[{d}]"))?.to_string());
+        let st = text(*s.strides.add(d), || format!("{what}.strides[{d}]"))?;
         strides.push(format!("({st})*({b})"));
         offset.push(format!("({o})*({b})"));
     }
@@ -566,7 +571,7 @@ pub unsafe extern "C" fn symalias_subset_conflict(
         }
         let strides: Result<Vec<String>, SymaliasStatus> = (0..rank)
             .map(|d| {
-                text(*buffer_strides.add(d), &format!("buffer_strides[{d}]")).map(str::to_string)
+                text(*buffer_strides.add(d), || format!("buffer_strides[{d}]")).map(str::to_string)
             })
             .collect();
         let strides = match strides {
