@@ -49,7 +49,8 @@ typedef enum SymaliasAnswer {
 // case, typed: no document is written or parsed).
 typedef struct SymaliasCase SymaliasCase;
 
-// The answer to a case.
+// The answer to a case. Its listed pairs and its overlapping views are
+// kept sorted, so the accessors look them up by binary search.
 typedef struct SymaliasResult SymaliasResult;
 
 // A subset of a buffer in MLIR's terms (`tensor.extract_slice` /
@@ -116,12 +117,11 @@ enum SymaliasStatus symalias_case_overlap(const struct SymaliasCase *case_,
 // Frees a result (null: nothing).
 void symalias_result_free(struct SymaliasResult *result);
 
-// Views `a` and `b` at the hints: `*at_hints` their answer there (with a
-// witness in `address`, `index_a`, `index_b` when they overlap: the byte
-// and the first `ndim` indices of each view, when the pointers are not
-// null), and `*for_all` whether that answer holds for every allowed shape
-// (`SYMALIAS_DISJOINT`/`OVERLAP` when proved so, `UNKNOWN` otherwise: then
-// the result's guards keep it).
+// Views `a` and `b`: `*at_hints` their answer at the hints (with the
+// shared byte in `*address` when they overlap), and `*for_all` whether
+// that answer holds for every allowed shape (`SYMALIAS_DISJOINT`/`OVERLAP`
+// when proved so, `UNKNOWN` otherwise: then the result's guards keep it).
+// A null out pointer is an answer not asked for.
 enum SymaliasStatus symalias_result_pair(const struct SymaliasResult *result,
                                          size_t a,
                                          size_t b,

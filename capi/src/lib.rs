@@ -65,9 +65,12 @@ pub struct SymaliasCase {
     case: OverlapCase,
 }
 
-/// The answer to a case.
+/// The answer to a case. Its listed pairs and its overlapping views are
+/// kept sorted, so the accessors look them up by binary search.
 pub struct SymaliasResult {
     result: OverlapResult,
+    /// The number of views.
+    views: usize,
     guards: Vec<CString>,
 }
 
@@ -75,20 +78,43 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
+/// Keeps `message` as this thread's last error; returns `status`.
 fn fail(status: SymaliasStatus, message: impl Into<String>) -> SymaliasStatus {
     let text = message.into().replace('\0', " ");
     LAST_ERROR.with(|e| *e.borrow_mut() = CString::new(text).unwrap_or_default());
     status
 }
 
-/// Runs `f`, turning a panic into `SYMALIAS_INTERNAL_ERROR`.
-fn guarded(f: impl FnOnce() -> SymaliasStatus) -> SymaliasStatus {
+fn invalid(message: impl Into<String>) -> SymaliasStatus {
+    fail(SymaliasStatus::SymaliasInvalidArgument, message)
+}
+
+type Outcome = Result<(), SymaliasStatus>;
+
+/// Runs a call's body: its error is its status; a panic is
+/// `SYMALIAS_INTERNAL_ERROR`.
+fn guarded(f: impl FnOnce() -> Outcome) -> SymaliasStatus {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(s) => s,
+        Ok(Ok(())) => SymaliasStatus::SymaliasOk,
+        Ok(Err(status)) => status,
         Err(_) => fail(
             SymaliasStatus::SymaliasInternalError,
             "symalias: internal error (caught panic)",
         ),
+    }
+}
+
+/// The handle behind `p`, or an error naming `what`.
+unsafe fn handle<'a, T>(p: *const T, what: &str) -> Result<&'a T, SymaliasStatus> {
+    p.as_ref()
+        .ok_or_else(|| invalid(format!("{what}: null handle")))
+}
+
+/// Writes `value` where `p` points, unless `p` is null (an answer the
+/// caller did not ask for).
+unsafe fn put<T>(p: *mut T, value: T) {
+    if let Some(slot) = p.as_mut() {
+        *slot = value;
     }
 }
 
@@ -99,17 +125,32 @@ unsafe fn text<'a, W: std::fmt::Display>(
     what: impl FnOnce() -> W,
 ) -> Result<&'a str, SymaliasStatus> {
     if p.is_null() {
-        return Err(fail(
-            SymaliasStatus::SymaliasInvalidArgument,
-            format!("{}: null string", what()),
-        ));
+        return Err(invalid(format!("{}: null string", what())));
     }
-    CStr::from_ptr(p).to_str().map_err(|_| {
-        fail(
-            SymaliasStatus::SymaliasInvalidArgument,
-            format!("{}: not UTF-8", what()),
-        )
-    })
+    CStr::from_ptr(p)
+        .to_str()
+        .map_err(|_| invalid(format!("{}: not UTF-8", what())))
+}
+
+/// `n` strings from an array, string `d` made into a `T` by `make(d, _)`;
+/// `what(d)` names it in an error.
+unsafe fn texts<T>(
+    p: *const *const c_char,
+    n: usize,
+    what: &dyn Fn(usize) -> String,
+    make: impl Fn(usize, &str) -> T,
+) -> Result<Vec<T>, SymaliasStatus> {
+    if n > 0 && p.is_null() {
+        return Err(invalid(format!("{}: null array", what(0))));
+    }
+    (0..n)
+        .map(|d| text(*p.add(d), || what(d)).map(|t| make(d, t)))
+        .collect()
+}
+
+/// An expression field from text (string `_d` of an array: see `texts`).
+fn expr(_d: usize, t: &str) -> ExprField {
+    ExprField::Text(t.to_string())
 }
 
 /// The message of this thread's last error ("" when none). Owned by the
@@ -152,13 +193,8 @@ pub unsafe extern "C" fn symalias_case_add_symbol(
     max: i64,
 ) -> SymaliasStatus {
     guarded(|| {
-        let Some(case) = case.as_mut() else {
-            return fail(SymaliasStatus::SymaliasInvalidArgument, "case: null handle");
-        };
-        let name = match text(name, || "name") {
-            Ok(n) => n,
-            Err(s) => return s,
-        };
+        let case = case.as_mut().ok_or_else(|| invalid("case: null handle"))?;
+        let name = text(name, || "name")?;
         let spec = SymbolSpec {
             hint: Some(hint),
             min: Some(min),
@@ -166,7 +202,7 @@ pub unsafe extern "C" fn symalias_case_add_symbol(
             source: Some(format!("C['{name}']")),
         };
         case.case.symbols.insert(name.to_string(), spec);
-        SymaliasStatus::SymaliasOk
+        Ok(())
     })
 }
 
@@ -178,16 +214,10 @@ pub unsafe extern "C" fn symalias_case_add_assumption(
     assumption: *const c_char,
 ) -> SymaliasStatus {
     guarded(|| {
-        let Some(case) = case.as_mut() else {
-            return fail(SymaliasStatus::SymaliasInvalidArgument, "case: null handle");
-        };
-        match text(assumption, || "assumption") {
-            Ok(a) => {
-                case.case.assumptions.push(a.to_string());
-                SymaliasStatus::SymaliasOk
-            }
-            Err(s) => s,
-        }
+        let case = case.as_mut().ok_or_else(|| invalid("case: null handle"))?;
+        let assumption = text(assumption, || "assumption")?;
+        case.case.assumptions.push(assumption.to_string());
+        Ok(())
     })
 }
 
@@ -206,45 +236,97 @@ pub unsafe extern "C" fn symalias_case_add_view(
     itemsize: i64,
 ) -> SymaliasStatus {
     guarded(|| {
-        let Some(case) = case.as_mut() else {
-            return fail(SymaliasStatus::SymaliasInvalidArgument, "case: null handle");
-        };
+        let case = case.as_mut().ok_or_else(|| invalid("case: null handle"))?;
         let k = case.case.tensors.len();
-        if ndim > 0 && (sizes.is_null() || strides.is_null()) {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                format!("views[{k}]: null sizes or strides"),
-            );
-        }
-        let read =
-            |p: *const *const c_char, what: &str| -> Result<Vec<ExprField>, SymaliasStatus> {
-                (0..ndim)
-                    .map(|d| {
-                        text(*p.add(d), || format!("views[{k}].{what}[{d}]"))
-                            .map(|t| ExprField::Text(t.to_string()))
-                    })
-                    .collect()
-            };
-        let (sizes, strides) = match (read(sizes, "sizes"), read(strides, "strides")) {
-            (Ok(a), Ok(b)) => (a, b),
-            (Err(s), _) | (_, Err(s)) => return s,
-        };
-        let (source, offset) = match (
-            text(source, || format!("views[{k}].source")),
-            text(offset, || format!("views[{k}].offset")),
-        ) {
-            (Ok(a), Ok(b)) => (a, b),
-            (Err(s), _) | (_, Err(s)) => return s,
-        };
+        let sizes = texts(sizes, ndim, &|d| format!("views[{k}].sizes[{d}]"), expr)?;
+        let strides = texts(strides, ndim, &|d| format!("views[{k}].strides[{d}]"), expr)?;
+        let source = text(source, || format!("views[{k}].source"))?;
+        let offset = text(offset, || format!("views[{k}].offset"))?;
         case.case.tensors.push(TensorSpec {
             source: Some(source.to_string()),
             sizes,
             strides,
-            storage_offset: ExprField::Text(offset.to_string()),
+            storage_offset: expr(0, offset),
             itemsize,
         });
-        SymaliasStatus::SymaliasOk
+        Ok(())
     })
+}
+
+impl SymaliasResult {
+    /// Answers `case` within `time_limit_ms` (0: the default).
+    fn of(case: &OverlapCase, time_limit_ms: u64) -> Result<SymaliasResult, SymaliasStatus> {
+        let mut options = AnalyzerOptions::default();
+        if time_limit_ms > 0 {
+            options.proof.time_limit = std::time::Duration::from_millis(time_limit_ms);
+        }
+        let result = run_overlap_case(case, &mut Analyzer::new(options), true)
+            .map_err(|e| fail(SymaliasStatus::SymaliasInputError, e.to_string()))?;
+        let guards = result
+            .guards
+            .iter()
+            .map(|g| CString::new(serde_json::to_string(g).unwrap_or_default()).unwrap_or_default())
+            .collect();
+        let mut result = result;
+        result.pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        result.overlapping.sort_unstable();
+        let views = result.overlapping.len() + result.non_overlapping.len();
+        Ok(SymaliasResult {
+            result,
+            views,
+            guards,
+        })
+    }
+
+    fn overlaps(&self, i: usize) -> bool {
+        self.result.overlapping.binary_search(&i).is_ok()
+    }
+
+    /// `i` when it names a view, else an error.
+    fn view(&self, i: usize) -> Result<usize, SymaliasStatus> {
+        let n = self.views;
+        (i < n)
+            .then_some(i)
+            .ok_or_else(|| invalid(format!("view {i} of {n}")))
+    }
+
+    /// Whether the hints' partition is proved for every allowed shape:
+    /// `at_hints` then holds for all, else it is unknown.
+    fn for_all(&self, at_hints: SymaliasAnswer) -> SymaliasAnswer {
+        if self.result.invariant == Some(true) {
+            at_hints
+        } else {
+            SymaliasAnswer::SymaliasUnknown
+        }
+    }
+
+    /// Views `a` and `b` at the hints, and the witness byte when they
+    /// overlap.
+    fn pair(&self, a: usize, b: usize) -> Result<(SymaliasAnswer, Option<i64>), SymaliasStatus> {
+        let n = self.views;
+        if a >= n || b >= n || a == b {
+            return Err(invalid(format!("pair ({a}, {b}) of {n} views")));
+        }
+        let key = (a.min(b), a.max(b));
+        let Ok(k) = self.result.pairs.binary_search_by_key(&key, |p| (p.a, p.b)) else {
+            // An unlisted pair is disjoint, except past the listing cap:
+            // pairs inside a component already connected were not decided
+            // (FORMATS §3 `pairs_left_out`), so two overlapping views' pair
+            // is unknown.
+            let left_out = self.result.pairs_left_out > 0 && self.overlaps(a) && self.overlaps(b);
+            let answer = if left_out {
+                SymaliasAnswer::SymaliasUnknown
+            } else {
+                SymaliasAnswer::SymaliasDisjoint
+            };
+            return Ok((answer, None));
+        };
+        let p = &self.result.pairs[k];
+        Ok(match (&p.witness, p.overlap) {
+            (Some(w), true) => (SymaliasAnswer::SymaliasOverlap, Some(w.address)),
+            _ => (SymaliasAnswer::SymaliasUnknown, None),
+        })
+    }
 }
 
 /// Decides which views overlap, at the hints and for all allowed shapes,
@@ -257,31 +339,13 @@ pub unsafe extern "C" fn symalias_case_overlap(
     out: *mut *mut SymaliasResult,
 ) -> SymaliasStatus {
     guarded(|| {
-        let (Some(case), false) = (case.as_ref(), out.is_null()) else {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                "case or out: null pointer",
-            );
-        };
-        let mut options = AnalyzerOptions::default();
-        if time_limit_ms > 0 {
-            options.proof.time_limit = std::time::Duration::from_millis(time_limit_ms);
+        let case = handle(case, "case")?;
+        if out.is_null() {
+            return Err(invalid("out: null pointer"));
         }
-        match run_overlap_case(&case.case, &mut Analyzer::new(options), true) {
-            Ok(result) => {
-                let guards = result
-                    .guards
-                    .iter()
-                    .map(|g| {
-                        CString::new(serde_json::to_string(g).unwrap_or_default())
-                            .unwrap_or_default()
-                    })
-                    .collect();
-                *out = Box::into_raw(Box::new(SymaliasResult { result, guards }));
-                SymaliasStatus::SymaliasOk
-            }
-            Err(e) => fail(SymaliasStatus::SymaliasInputError, e.to_string()),
-        }
+        let result = SymaliasResult::of(&case.case, time_limit_ms)?;
+        *out = Box::into_raw(Box::new(result));
+        Ok(())
     })
 }
 
@@ -293,12 +357,11 @@ pub unsafe extern "C" fn symalias_result_free(result: *mut SymaliasResult) {
     }
 }
 
-/// Views `a` and `b` at the hints: `*at_hints` their answer there (with a
-/// witness in `address`, `index_a`, `index_b` when they overlap: the byte
-/// and the first `ndim` indices of each view, when the pointers are not
-/// null), and `*for_all` whether that answer holds for every allowed shape
-/// (`SYMALIAS_DISJOINT`/`OVERLAP` when proved so, `UNKNOWN` otherwise: then
-/// the result's guards keep it).
+/// Views `a` and `b`: `*at_hints` their answer at the hints (with the
+/// shared byte in `*address` when they overlap), and `*for_all` whether
+/// that answer holds for every allowed shape (`SYMALIAS_DISJOINT`/`OVERLAP`
+/// when proved so, `UNKNOWN` otherwise: then the result's guards keep it).
+/// A null out pointer is an answer not asked for.
 #[no_mangle]
 pub unsafe extern "C" fn symalias_result_pair(
     result: *const SymaliasResult,
@@ -309,56 +372,21 @@ pub unsafe extern "C" fn symalias_result_pair(
     address: *mut i64,
 ) -> SymaliasStatus {
     guarded(|| {
-        let Some(r) = result.as_ref() else {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                "result: null handle",
-            );
-        };
-        let n = r.result.overlapping.len() + r.result.non_overlapping.len();
-        if a >= n || b >= n || a == b {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                format!("pair ({a}, {b}) of {n} views"),
-            );
+        let r = handle(result, "result")?;
+        let (hints, witness) = r.pair(a, b)?;
+        put(at_hints, hints);
+        put(for_all, r.for_all(hints));
+        if let Some(w) = witness {
+            put(address, w);
         }
-        let (lo, hi) = (a.min(b), a.max(b));
-        let pair = r.result.pairs.iter().find(|p| p.a == lo && p.b == hi);
-        // An unlisted pair is disjoint, except past the listing cap: pairs
-        // inside a component already connected were not decided (FORMATS §3
-        // `pairs_left_out`), so two overlapping views' pair is unknown.
-        let left_out = r.result.pairs_left_out > 0
-            && r.result.overlapping.contains(&lo)
-            && r.result.overlapping.contains(&hi);
-        let hints = match pair {
-            None if left_out => SymaliasAnswer::SymaliasUnknown,
-            None => SymaliasAnswer::SymaliasDisjoint,
-            Some(p) if p.overlap && p.witness.is_some() => SymaliasAnswer::SymaliasOverlap,
-            Some(_) => SymaliasAnswer::SymaliasUnknown,
-        };
-        let all = match (r.result.invariant, hints) {
-            (Some(true), h) => h,
-            _ => SymaliasAnswer::SymaliasUnknown,
-        };
-        if !at_hints.is_null() {
-            *at_hints = hints;
-        }
-        if !for_all.is_null() {
-            *for_all = all;
-        }
-        if let (Some(w), false) = (pair.and_then(|p| p.witness.as_ref()), address.is_null()) {
-            *address = w.address;
-        }
-        SymaliasStatus::SymaliasOk
+        Ok(())
     })
 }
 
 /// The number of views of the case.
 #[no_mangle]
 pub unsafe extern "C" fn symalias_result_view_count(result: *const SymaliasResult) -> usize {
-    result.as_ref().map_or(0, |r| {
-        r.result.overlapping.len() + r.result.non_overlapping.len()
-    })
+    result.as_ref().map_or(0, |r| r.views)
 }
 
 /// The group's partition: `*overlapping` is 1 when view `i` overlaps (or
@@ -374,31 +402,16 @@ pub unsafe extern "C" fn symalias_result_view(
     for_all: *mut SymaliasAnswer,
 ) -> SymaliasStatus {
     guarded(|| {
-        let Some(r) = result.as_ref() else {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                "result: null handle",
-            );
+        let r = handle(result, "result")?;
+        let over = r.overlaps(r.view(i)?);
+        put(overlapping, i32::from(over));
+        let side = if over {
+            SymaliasAnswer::SymaliasOverlap
+        } else {
+            SymaliasAnswer::SymaliasDisjoint
         };
-        let n = r.result.overlapping.len() + r.result.non_overlapping.len();
-        if i >= n {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                format!("view {i} of {n}"),
-            );
-        }
-        let over = r.result.overlapping.contains(&i);
-        if !overlapping.is_null() {
-            *overlapping = i32::from(over);
-        }
-        if !for_all.is_null() {
-            *for_all = match (r.result.invariant, over) {
-                (Some(true), true) => SymaliasAnswer::SymaliasOverlap,
-                (Some(true), false) => SymaliasAnswer::SymaliasDisjoint,
-                _ => SymaliasAnswer::SymaliasUnknown,
-            };
-        }
-        SymaliasStatus::SymaliasOk
+        put(for_all, r.for_all(side));
+        Ok(())
     })
 }
 
@@ -413,19 +426,8 @@ pub unsafe extern "C" fn symalias_result_self_overlap(
     for_all: *mut SymaliasAnswer,
 ) -> SymaliasStatus {
     guarded(|| {
-        let Some(r) = result.as_ref() else {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                "result: null handle",
-            );
-        };
-        let n = r.result.overlapping.len() + r.result.non_overlapping.len();
-        if i >= n {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                format!("view {i} of {n}"),
-            );
-        }
+        let r = handle(result, "result")?;
+        let i = r.view(i)?;
         // Listed: overlaps itself at the hints, or not proved either way; a
         // view not listed overlaps itself at no allowed shape.
         let (hints, all) = match r.result.self_overlap.iter().find(|s| s.tensor == i) {
@@ -450,13 +452,9 @@ pub unsafe extern "C" fn symalias_result_self_overlap(
                 )
             }
         };
-        if !at_hints.is_null() {
-            *at_hints = hints;
-        }
-        if !for_all.is_null() {
-            *for_all = all;
-        }
-        SymaliasStatus::SymaliasOk
+        put(at_hints, hints);
+        put(for_all, all);
+        Ok(())
     })
 }
 
@@ -494,43 +492,42 @@ pub struct SymaliasSubset {
     pub strides: *const *const c_char,
 }
 
+/// The view a subset is of a buffer with `buffer_strides`: sizes as given,
+/// strides scaled by the buffer's, the offsets' dot product with them.
 unsafe fn subset_view(
     s: &SymaliasSubset,
     buffer_strides: &[String],
+    itemsize: i64,
     what: &str,
-) -> Result<(Vec<String>, Vec<String>, String), SymaliasStatus> {
-    if s.rank != buffer_strides.len() {
-        return Err(fail(
-            SymaliasStatus::SymaliasInvalidArgument,
-            format!(
-                "{what}.rank: {} for a buffer of rank {}",
-                s.rank,
-                buffer_strides.len()
-            ),
-        ));
+) -> Result<TensorSpec, SymaliasStatus> {
+    let rank = buffer_strides.len();
+    if s.rank != rank {
+        return Err(invalid(format!(
+            "{what}.rank: {} for a buffer of rank {rank}",
+            s.rank
+        )));
     }
-    if s.rank > 0 && (s.offsets.is_null() || s.sizes.is_null() || s.strides.is_null()) {
-        return Err(fail(
-            SymaliasStatus::SymaliasInvalidArgument,
-            format!("{what}: null offsets, sizes or strides"),
-        ));
-    }
-    let mut sizes = Vec::with_capacity(s.rank);
-    let mut strides = Vec::with_capacity(s.rank);
-    let mut offset = Vec::with_capacity(s.rank);
-    for (d, b) in buffer_strides.iter().enumerate() {
-        let o = text(*s.offsets.add(d), || format!("{what}.offsets[{d}]"))?;
-        sizes.push(text(*s.sizes.add(d), || format!("{what}.sizes[{d}]"))?.to_string());
-        let st = text(*s.strides.add(d), || format!("{what}.strides[{d}]"))?;
-        strides.push(format!("({st})*({b})"));
-        offset.push(format!("({o})*({b})"));
-    }
-    let offset = if offset.is_empty() {
-        "0".to_string()
-    } else {
-        offset.join(" + ")
+    // Each term scaled by its dimension's buffer stride.
+    let scaled = |p, part: &str| {
+        texts(p, rank, &|d| format!("{what}.{part}[{d}]"), |d, x| {
+            format!("({x})*({})", buffer_strides[d])
+        })
     };
-    Ok((sizes, strides, offset))
+    let offsets = scaled(s.offsets, "offsets")?;
+    let sizes = texts(s.sizes, rank, &|d| format!("{what}.sizes[{d}]"), expr)?;
+    let strides = scaled(s.strides, "strides")?;
+    let offset = offsets.join(" + ");
+    Ok(TensorSpec {
+        source: Some(what.to_string()),
+        sizes,
+        strides: strides.into_iter().map(ExprField::Text).collect(),
+        storage_offset: ExprField::Text(if offset.is_empty() {
+            "0".into()
+        } else {
+            offset
+        }),
+        itemsize,
+    })
 }
 
 /// MLIR's bufferization question for one buffer: does an in-place write to
@@ -555,62 +552,27 @@ pub unsafe extern "C" fn symalias_subset_conflict(
     out: *mut SymaliasAnswer,
 ) -> SymaliasStatus {
     guarded(|| {
-        let (Some(env), Some(write), Some(read), false) =
-            (env.as_ref(), write.as_ref(), read.as_ref(), out.is_null())
-        else {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                "env, write, read or out: null pointer",
-            );
+        let env = handle(env, "env")?;
+        let (write, read) = (handle(write, "write")?, handle(read, "read")?);
+        if out.is_null() {
+            return Err(invalid("out: null pointer"));
+        }
+        let strides = texts(
+            buffer_strides,
+            rank,
+            &|d| format!("buffer_strides[{d}]"),
+            |_, t| t.to_string(),
+        )?;
+        let case = OverlapCase {
+            tensors: vec![
+                subset_view(write, &strides, itemsize, "write")?,
+                subset_view(read, &strides, itemsize, "read")?,
+            ],
+            ..env.case.clone()
         };
-        if rank > 0 && buffer_strides.is_null() {
-            return fail(
-                SymaliasStatus::SymaliasInvalidArgument,
-                "buffer_strides: null",
-            );
-        }
-        let strides: Result<Vec<String>, SymaliasStatus> = (0..rank)
-            .map(|d| {
-                text(*buffer_strides.add(d), || format!("buffer_strides[{d}]")).map(str::to_string)
-            })
-            .collect();
-        let strides = match strides {
-            Ok(s) => s,
-            Err(s) => return s,
-        };
-        let mut case = SymaliasCase {
-            case: OverlapCase {
-                tensors: Vec::new(),
-                ..env.case.clone()
-            },
-        };
-        for (s, what) in [(write, "write"), (read, "read")] {
-            match subset_view(s, &strides, what) {
-                Ok((sizes, strides, offset)) => case.case.tensors.push(TensorSpec {
-                    source: Some(what.to_string()),
-                    sizes: sizes.into_iter().map(ExprField::Text).collect(),
-                    strides: strides.into_iter().map(ExprField::Text).collect(),
-                    storage_offset: ExprField::Text(offset),
-                    itemsize,
-                }),
-                Err(status) => return status,
-            }
-        }
-        let mut result: *mut SymaliasResult = std::ptr::null_mut();
-        let status = symalias_case_overlap(&case, time_limit_ms, &mut result);
-        if status != SymaliasStatus::SymaliasOk {
-            return status;
-        }
-        let (mut hints, mut all) = (
-            SymaliasAnswer::SymaliasUnknown,
-            SymaliasAnswer::SymaliasUnknown,
-        );
-        let status = symalias_result_pair(result, 0, 1, &mut hints, &mut all, std::ptr::null_mut());
-        symalias_result_free(result);
-        if status != SymaliasStatus::SymaliasOk {
-            return status;
-        }
-        *out = all;
-        SymaliasStatus::SymaliasOk
+        let r = SymaliasResult::of(&case, time_limit_ms)?;
+        let (hints, _) = r.pair(0, 1)?;
+        *out = r.for_all(hints);
+        Ok(())
     })
 }

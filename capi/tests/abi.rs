@@ -15,6 +15,20 @@ fn last_error() -> String {
         .into_owned()
 }
 
+/// Strings as a C caller holds them: owned, with their array of pointers.
+struct CStrs {
+    _own: Vec<CString>,
+    ptrs: Vec<*const c_char>,
+}
+
+impl CStrs {
+    fn new(xs: &[&str]) -> CStrs {
+        let own: Vec<CString> = xs.iter().map(|s| c(s)).collect();
+        let ptrs = own.iter().map(|s| s.as_ptr()).collect();
+        CStrs { _own: own, ptrs }
+    }
+}
+
 unsafe fn add_view(
     case: *mut SymaliasCase,
     source: &str,
@@ -23,17 +37,15 @@ unsafe fn add_view(
     offset: &str,
     itemsize: i64,
 ) -> SymaliasStatus {
-    let sizes: Vec<CString> = sizes.iter().map(|s| c(s)).collect();
-    let strides: Vec<CString> = strides.iter().map(|s| c(s)).collect();
-    let sp: Vec<*const c_char> = sizes.iter().map(|s| s.as_ptr()).collect();
-    let tp: Vec<*const c_char> = strides.iter().map(|s| s.as_ptr()).collect();
+    let (sizes, strides) = (CStrs::new(sizes), CStrs::new(strides));
+    let (source, offset) = (c(source), c(offset));
     symalias_case_add_view(
         case,
-        c(source).as_ptr(),
-        sp.len(),
-        sp.as_ptr(),
-        tp.as_ptr(),
-        c(offset).as_ptr(),
+        source.as_ptr(),
+        sizes.ptrs.len(),
+        sizes.ptrs.as_ptr(),
+        strides.ptrs.as_ptr(),
+        offset.as_ptr(),
         itemsize,
     )
 }
@@ -200,34 +212,54 @@ fn numpys_hard_instance_is_disjoint_through_the_abi() {
     }
 }
 
+/// A subset's offsets, sizes and strides, held as a C caller holds them.
+struct Subset([CStrs; 3]);
+
+impl Subset {
+    fn new(parts: [&[&str]; 3]) -> Subset {
+        Subset(parts.map(CStrs::new))
+    }
+
+    fn c(&self) -> SymaliasSubset {
+        SymaliasSubset {
+            rank: self.0[0].ptrs.len(),
+            offsets: self.0[0].ptrs.as_ptr(),
+            sizes: self.0[1].ptrs.as_ptr(),
+            strides: self.0[2].ptrs.as_ptr(),
+        }
+    }
+}
+
+/// `symalias_subset_conflict` on a buffer with `strides` (float32).
+unsafe fn ask(
+    env: *const SymaliasCase,
+    strides: &[&str],
+    write: [&[&str]; 3],
+    read: [&[&str]; 3],
+) -> (SymaliasStatus, SymaliasAnswer) {
+    let strides = CStrs::new(strides);
+    let (w, r) = (Subset::new(write), Subset::new(read));
+    let mut out = SymaliasAnswer::SymaliasUnknown;
+    let status = symalias_subset_conflict(
+        env,
+        strides.ptrs.len(),
+        strides.ptrs.as_ptr(),
+        4,
+        &w.c(),
+        &r.c(),
+        0,
+        &mut out,
+    );
+    (status, out)
+}
+
 unsafe fn conflict(
     env: *const SymaliasCase,
     strides: &[&str],
     write: [&[&str]; 3],
     read: [&[&str]; 3],
 ) -> SymaliasAnswer {
-    let own = |xs: &[&str]| xs.iter().map(|s| c(s)).collect::<Vec<CString>>();
-    let ptrs = |xs: &Vec<CString>| {
-        xs.iter()
-            .map(|s| s.as_ptr())
-            .collect::<Vec<*const c_char>>()
-    };
-    let (bs, w, r) = (own(strides), write.map(own), read.map(own));
-    let (bsp, wp, rp) = (
-        ptrs(&bs),
-        [ptrs(&w[0]), ptrs(&w[1]), ptrs(&w[2])],
-        [ptrs(&r[0]), ptrs(&r[1]), ptrs(&r[2])],
-    );
-    let subset = |p: &[Vec<*const c_char>; 3]| SymaliasSubset {
-        rank: strides.len(),
-        offsets: p[0].as_ptr(),
-        sizes: p[1].as_ptr(),
-        strides: p[2].as_ptr(),
-    };
-    let mut out = SymaliasAnswer::SymaliasUnknown;
-    let (ws, rs) = (subset(&wp), subset(&rp));
-    let status =
-        symalias_subset_conflict(env, strides.len(), bsp.as_ptr(), 4, &ws, &rs, 0, &mut out);
+    let (status, out) = ask(env, strides, write, read);
     assert_eq!(status, SymaliasStatus::SymaliasOk, "{}", last_error());
     out
 }
@@ -266,25 +298,8 @@ fn subset_conflicts_in_mlirs_terms() {
         );
         // A subset of the wrong rank is refused, naming it.
         let bad: [&[&str]; 3] = [&["0"], &["1"], &["1"]];
-        let own = |xs: &[&str]| xs.iter().map(|s| c(s)).collect::<Vec<CString>>();
-        let b = bad.map(own);
-        let bp: Vec<Vec<*const c_char>> = b
-            .iter()
-            .map(|v| v.iter().map(|s| s.as_ptr()).collect())
-            .collect();
-        let s1 = SymaliasSubset {
-            rank: 1,
-            offsets: bp[0].as_ptr(),
-            sizes: bp[1].as_ptr(),
-            strides: bp[2].as_ptr(),
-        };
-        let bs = own(&rows);
-        let bsp: Vec<*const c_char> = bs.iter().map(|s| s.as_ptr()).collect();
-        let mut out = SymaliasAnswer::SymaliasUnknown;
-        assert_eq!(
-            symalias_subset_conflict(env, 2, bsp.as_ptr(), 4, &s1, &s1, 0, &mut out),
-            SymaliasStatus::SymaliasInvalidArgument
-        );
+        let (status, _) = ask(env, &rows, bad, bad);
+        assert_eq!(status, SymaliasStatus::SymaliasInvalidArgument);
         assert!(last_error().contains("write.rank"), "{}", last_error());
         symalias_case_free(env);
     }

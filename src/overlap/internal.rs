@@ -22,10 +22,8 @@
 
 use std::time::Instant;
 
-use symalias_solver::{Budget, Solver};
-
 use super::diophantine::{solve, Solve, Term};
-use super::pair::{exact_system, Verdict, Witness};
+use super::pair::{exact_system, with_exact_session, Verdict, Witness};
 use crate::layout::View;
 
 /// Decides whether `view` (validated) reaches some byte from two different
@@ -84,13 +82,7 @@ pub(crate) fn internal_overlap_until(
     let Some(deadline) = deadline else {
         return Verdict::Undecided;
     };
-    let wall = deadline.saturating_duration_since(Instant::now());
-    let mut solver = Solver::new(Budget {
-        rlimit: 0,
-        seed: 0,
-        wall,
-    });
-    solver.session(|session| {
+    with_exact_session(deadline, |session| {
         let mut left = false;
         for (k, terms, r) in &undecided {
             match exact_system(terms, *r, deadline, session) {

@@ -555,16 +555,16 @@ mod tests {
         a.iter().zip(b).map(|(x, t)| x * t.coef).sum()
     }
 
+    /// The system of numpy's documented hard pair (int8; `pair.rs`'s terms:
+    /// the first view's indices, then the second's reversed).
+    fn numpys_system() -> ([Term; 5], i128) {
+        let terms = [36674, 61119, 85569, 12223, 12224].map(|c| t(c, 1048));
+        (terms, 64023025 + 1048 * (12223 + 12224))
+    }
+
     #[test]
     fn the_point_solves_and_the_basis_is_in_the_kernel() {
-        let terms = [
-            t(36674, 1048),
-            t(61119, 1048),
-            t(85569, 1048),
-            t(12223, 1048),
-            t(12224, 1048),
-        ];
-        let rhs = 64023025 + 1048 * (12223 + 12224);
+        let (terms, rhs) = numpys_system();
         let Some(Lattice::Solutions { x0, basis }) = reformulate(&terms, rhs) else {
             panic!()
         };
@@ -717,14 +717,7 @@ mod tests {
 
     #[test]
     fn numpys_instance_has_no_point_in_the_box() {
-        let terms = [
-            t(36674, 1048),
-            t(61119, 1048),
-            t(85569, 1048),
-            t(12223, 1048),
-            t(12224, 1048),
-        ];
-        let rhs = 64023025 + 1048 * (12223 + 12224);
+        let (terms, rhs) = numpys_system();
         let Some(Lattice::Solutions { x0, basis }) = reformulate(&terms, rhs) else {
             panic!()
         };

@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use symalias_solver::{Answer, Cmp, Query, Session, Term as T};
+use symalias_solver::{Answer, Budget, Cmp, Query, Session, Solver, Term as T};
 
 use super::diophantine::{solve, Solve, Term};
 use super::footprint::Footprint;
@@ -95,6 +95,19 @@ fn solution(a: &Footprint, b: &Footprint, x: &[i64]) -> Verdict {
             .map(|(d, v)| d.stride * v)
             .sum::<i64>();
     witness(a, b, at, xa.to_vec(), jb)
+}
+
+/// Runs `f` with the exact stage's z3 session until `deadline`: one
+/// context for all the systems `f` asks about, started at the first (a
+/// caller whose search settles everything never starts one).
+pub(crate) fn with_exact_session<R>(deadline: Instant, f: impl FnOnce(&mut Session<'_>) -> R) -> R {
+    let wall = deadline.saturating_duration_since(Instant::now());
+    let mut solver = Solver::new(Budget {
+        rlimit: 0,
+        seed: 0,
+        wall,
+    });
+    solver.session(f)
 }
 
 /// The exact stage for a pair the search left undecided, until

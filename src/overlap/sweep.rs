@@ -12,11 +12,10 @@
 
 use super::boxes::{chain, digit_box, overlapping_pairs};
 use super::footprint::Footprint;
-use super::pair::{decide, decide_exact, Verdict};
+use super::pair::{decide, decide_exact, with_exact_session, Verdict};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
-use symalias_solver::{Budget, Solver};
 use tracing::debug;
 
 /// One listed pair of a group answer: `a < b` and what the exact test says.
@@ -118,15 +117,8 @@ pub(crate) fn analyze_group(
     let Some(deadline) = deadline else {
         return group(fps, budget, listed_pairs, &mut |_, _| Verdict::Undecided);
     };
-    // One z3 context for the group's undecided pairs, started at the
-    // first (a group the search settles never starts one).
-    let wall = deadline.saturating_duration_since(Instant::now());
-    let mut solver = Solver::new(Budget {
-        rlimit: 0,
-        seed: 0,
-        wall,
-    });
-    solver.session(|s| {
+    // One z3 context for the group's undecided pairs, if any.
+    with_exact_session(deadline, |s| {
         group(fps, budget, listed_pairs, &mut |a, b| {
             decide_exact(a, b, deadline, s)
         })

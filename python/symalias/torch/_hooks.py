@@ -29,12 +29,6 @@ from . import (
 from ._state import lock, log, reset_stats, saved_hooks
 
 
-def torch_version() -> str:
-    import torch
-
-    return str(torch.__version__)
-
-
 def replace_decision(_orig: Callable[..., Any]) -> Callable[..., Any]:
     """H1: symalias's decision in place of AOTAutograd's."""
     return _decision.compute_overlapping_inputs
@@ -99,7 +93,7 @@ def install() -> None:
             log.info(
                 "symalias: %s is off with torch %s (that part behaves as stock torch): %s",
                 name,
-                torch_version(),
+                _torch.version(),
                 "; ".join(problems),
             )
         for h, owner in checked.owners.items():

@@ -426,6 +426,11 @@ READS: list[tuple[str, list[str]]] = [
 # ``install()``.
 
 
+def version() -> str:
+    """This torch's version string (``2.15.0+cu132``)."""
+    return str(torch.__version__)
+
+
 def storage_id(t: Any) -> int:
     """Identity of a tensor's storage (its StorageImpl's address)."""
     return int(t.untyped_storage()._cdata)
@@ -827,7 +832,7 @@ def check() -> Checked:
     ]
     core = [p for p in core if p]
     if core:
-        raise HookError(f"symalias cannot hook this torch ({torch.__version__}): " + "; ".join(core))
+        raise HookError(f"symalias cannot hook this torch ({version()}): " + "; ".join(core))
     dropped = {h for f in FEATURES if f.name in off for h in f.hooks}
     return Checked({h: o for h, o in owners.items() if h not in dropped}, off)
 
