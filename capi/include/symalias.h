@@ -33,6 +33,12 @@ typedef enum SymaliasStatus {
   SYMALIAS_INPUT_ERROR = 2,
   // A bug in symalias (a caught panic).
   SYMALIAS_INTERNAL_ERROR = 3,
+  // The query's time limit passed with some answer still undecided. The
+  // answer is still written (a result handle is the caller's, to be
+  // freed as on success): what was decided holds, the rest is
+  // `SYMALIAS_UNKNOWN` kept by the result's guards. The message names the
+  // limit and what is undecided.
+  SYMALIAS_TIME_LIMIT = 4,
 } SymaliasStatus;
 
 // An answer about memory.
@@ -108,8 +114,9 @@ enum SymaliasStatus symalias_case_add_view(struct SymaliasCase *case_,
                                            int64_t itemsize);
 
 // Decides which views overlap, at the hints and for all allowed shapes,
-// within `time_limit_ms` (0: the default, 2 s). On success `*out` is the
-// caller's (free with `symalias_result_free`).
+// within `time_limit_ms` (0: the default, 2 s). On success, and on
+// `SYMALIAS_TIME_LIMIT`, `*out` is the caller's (free with
+// `symalias_result_free`).
 enum SymaliasStatus symalias_case_overlap(const struct SymaliasCase *case_,
                                           uint64_t time_limit_ms,
                                           struct SymaliasResult **out);
@@ -165,7 +172,8 @@ const char *symalias_result_guard(const struct SymaliasResult *result, size_t i)
 // shape), `SYMALIAS_OVERLAP` (a conflict: they share an element at the
 // hints and for every allowed shape), `SYMALIAS_UNKNOWN` (shared at some
 // shapes only, or not decided within `time_limit_ms`: treat as a
-// conflict).
+// conflict; past the limit the status is `SYMALIAS_TIME_LIMIT`, `*out`
+// still written).
 enum SymaliasStatus symalias_subset_conflict(const struct SymaliasCase *env,
                                              size_t rank,
                                              const char *const *buffer_strides,

@@ -45,6 +45,12 @@ pub enum SymaliasStatus {
     SymaliasInputError = 2,
     /// A bug in symalias (a caught panic).
     SymaliasInternalError = 3,
+    /// The query's time limit passed with some answer still undecided. The
+    /// answer is still written (a result handle is the caller's, to be
+    /// freed as on success): what was decided holds, the rest is
+    /// `SYMALIAS_UNKNOWN` kept by the result's guards. The message names the
+    /// limit and what is undecided.
+    SymaliasTimeLimit = 4,
 }
 
 /// An answer about memory.
@@ -72,6 +78,8 @@ pub struct SymaliasResult {
     /// The number of views.
     views: usize,
     guards: Vec<CString>,
+    /// The time limit passed with something undecided: its message.
+    timed_out: Option<String>,
 }
 
 thread_local! {
@@ -253,6 +261,23 @@ pub unsafe extern "C" fn symalias_case_add_view(
     })
 }
 
+/// What a result leaves undecided, named (`None`: everything decided).
+fn undecided(r: &OverlapResult) -> Option<String> {
+    if let Some(p) = r.pairs.iter().find(|p| p.overlap && p.witness.is_none()) {
+        return Some(format!("views {} and {} at the hints", p.a, p.b));
+    }
+    if let Some(s) = r
+        .self_overlap
+        .iter()
+        .find(|s| s.proof == symalias::Proof::Unknown)
+    {
+        return Some(format!("view {} against itself", s.tensor));
+    }
+    r.invariant
+        .is_none()
+        .then(|| "the partition for all shapes".to_string())
+}
+
 impl SymaliasResult {
     /// Answers `case` within `time_limit_ms` (0: the default).
     fn of(case: &OverlapCase, time_limit_ms: u64) -> Result<SymaliasResult, SymaliasStatus> {
@@ -260,8 +285,19 @@ impl SymaliasResult {
         if time_limit_ms > 0 {
             options.proof.time_limit = std::time::Duration::from_millis(time_limit_ms);
         }
+        let limit = options.proof.time_limit;
+        let started = std::time::Instant::now();
         let result = run_overlap_case(case, &mut Analyzer::new(options), true)
             .map_err(|e| fail(SymaliasStatus::SymaliasInputError, e.to_string()))?;
+        let timed_out = (started.elapsed() >= limit)
+            .then(|| undecided(&result))
+            .flatten()
+            .map(|what| {
+                format!(
+                    "time limit of {} ms passed: {what} undecided",
+                    limit.as_millis()
+                )
+            });
         let guards = result
             .guards
             .iter()
@@ -275,7 +311,17 @@ impl SymaliasResult {
             result,
             views,
             guards,
+            timed_out,
         })
+    }
+
+    /// `Err(SYMALIAS_TIME_LIMIT)` when the limit passed with something
+    /// undecided (after the answer is written), else `Ok`.
+    fn deadline(&self) -> Outcome {
+        match &self.timed_out {
+            Some(message) => Err(fail(SymaliasStatus::SymaliasTimeLimit, message.clone())),
+            None => Ok(()),
+        }
     }
 
     fn overlaps(&self, i: usize) -> bool {
@@ -330,8 +376,9 @@ impl SymaliasResult {
 }
 
 /// Decides which views overlap, at the hints and for all allowed shapes,
-/// within `time_limit_ms` (0: the default, 2 s). On success `*out` is the
-/// caller's (free with `symalias_result_free`).
+/// within `time_limit_ms` (0: the default, 2 s). On success, and on
+/// `SYMALIAS_TIME_LIMIT`, `*out` is the caller's (free with
+/// `symalias_result_free`).
 #[no_mangle]
 pub unsafe extern "C" fn symalias_case_overlap(
     case: *const SymaliasCase,
@@ -343,9 +390,10 @@ pub unsafe extern "C" fn symalias_case_overlap(
         if out.is_null() {
             return Err(invalid("out: null pointer"));
         }
-        let result = SymaliasResult::of(&case.case, time_limit_ms)?;
-        *out = Box::into_raw(Box::new(result));
-        Ok(())
+        let result = Box::new(SymaliasResult::of(&case.case, time_limit_ms)?);
+        let outcome = result.deadline();
+        *out = Box::into_raw(result);
+        outcome
     })
 }
 
@@ -539,7 +587,8 @@ unsafe fn subset_view(
 /// shape), `SYMALIAS_OVERLAP` (a conflict: they share an element at the
 /// hints and for every allowed shape), `SYMALIAS_UNKNOWN` (shared at some
 /// shapes only, or not decided within `time_limit_ms`: treat as a
-/// conflict).
+/// conflict; past the limit the status is `SYMALIAS_TIME_LIMIT`, `*out`
+/// still written).
 #[no_mangle]
 pub unsafe extern "C" fn symalias_subset_conflict(
     env: *const SymaliasCase,
@@ -573,6 +622,6 @@ pub unsafe extern "C" fn symalias_subset_conflict(
         let r = SymaliasResult::of(&case, time_limit_ms)?;
         let (hints, _) = r.pair(0, 1)?;
         *out = r.for_all(hints);
-        Ok(())
+        r.deadline()
     })
 }

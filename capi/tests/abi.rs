@@ -386,32 +386,46 @@ fn hostile_input_gets_a_status_and_a_message() {
     }
 }
 
+/// numpy's hard instance (`numpy/_core/tests/test_mem_overlap.py`): two
+/// views of 1049^3 and 1049^2 bytes, disjoint, that a 1 ms search cannot
+/// decide.
+unsafe fn numpys_hard_instance() -> *mut SymaliasCase {
+    let case = symalias_case_new();
+    add_view(
+        case,
+        "x1",
+        &["1049", "1049", "1049"],
+        &["36674", "61119", "85569"],
+        "0",
+        1,
+    );
+    add_view(
+        case,
+        "x2",
+        &["1049", "1049", "1"],
+        &["12223", "12224", "1"],
+        "64023025",
+        1,
+    );
+    case
+}
+
 #[test]
-fn past_its_time_limit_a_query_answers_unknown_and_guards() {
+fn past_its_time_limit_a_query_says_so_and_still_answers_unknown_with_guards() {
     unsafe {
-        // numpy's hard instance with 1 ms: the search alone cannot decide it.
-        let case = symalias_case_new();
-        add_view(
-            case,
-            "x1",
-            &["1049", "1049", "1049"],
-            &["36674", "61119", "85569"],
-            "0",
-            1,
-        );
-        add_view(
-            case,
-            "x2",
-            &["1049", "1049", "1"],
-            &["12223", "12224", "1"],
-            "64023025",
-            1,
-        );
+        let case = numpys_hard_instance();
         let mut result = ptr::null_mut();
         assert_eq!(
             symalias_case_overlap(case, 1, &mut result),
-            SymaliasStatus::SymaliasOk
+            SymaliasStatus::SymaliasTimeLimit
         );
+        let msg = last_error();
+        assert!(
+            msg.contains("time limit of 1 ms") && msg.contains("views 0 and 1"),
+            "{msg}"
+        );
+        // The answer is written all the same, the caller's to free.
+        assert!(!result.is_null());
         let (mut hints, mut all) = (
             SymaliasAnswer::SymaliasDisjoint,
             SymaliasAnswer::SymaliasDisjoint,
@@ -426,7 +440,62 @@ fn past_its_time_limit_a_query_answers_unknown_and_guards() {
         );
         assert!(symalias_result_guard_count(result) > 0);
         symalias_result_free(result);
+        // Within the default limit the exact stage decides it: disjoint.
+        let mut result = ptr::null_mut();
+        assert_eq!(
+            symalias_case_overlap(case, 0, &mut result),
+            SymaliasStatus::SymaliasOk
+        );
+        symalias_result_pair(result, 0, 1, &mut hints, &mut all, ptr::null_mut());
+        assert_eq!(hints, SymaliasAnswer::SymaliasDisjoint);
+        symalias_result_free(result);
         symalias_case_free(case);
+    }
+}
+
+#[test]
+fn past_its_time_limit_a_subset_conflict_is_unknown_and_says_so() {
+    unsafe {
+        // The same two views as subsets of a buffer of unit strides.
+        let env = symalias_case_new();
+        let unit = CStrs::new(&["1", "1", "1"]);
+        let (wo, ws, wt) = (
+            CStrs::new(&["0", "0", "0"]),
+            CStrs::new(&["1049", "1049", "1049"]),
+            CStrs::new(&["36674", "61119", "85569"]),
+        );
+        let (ro, rs, rt) = (
+            CStrs::new(&["64023025", "0", "0"]),
+            CStrs::new(&["1049", "1049", "1"]),
+            CStrs::new(&["12223", "12224", "1"]),
+        );
+        let write = SymaliasSubset {
+            rank: 3,
+            offsets: wo.ptrs.as_ptr(),
+            sizes: ws.ptrs.as_ptr(),
+            strides: wt.ptrs.as_ptr(),
+        };
+        let read = SymaliasSubset {
+            rank: 3,
+            offsets: ro.ptrs.as_ptr(),
+            sizes: rs.ptrs.as_ptr(),
+            strides: rt.ptrs.as_ptr(),
+        };
+        let mut out = SymaliasAnswer::SymaliasDisjoint;
+        let status =
+            symalias_subset_conflict(env, 3, unit.ptrs.as_ptr(), 1, &write, &read, 1, &mut out);
+        assert_eq!(
+            status,
+            SymaliasStatus::SymaliasTimeLimit,
+            "{}",
+            last_error()
+        );
+        assert_eq!(out, SymaliasAnswer::SymaliasUnknown);
+        let status =
+            symalias_subset_conflict(env, 3, unit.ptrs.as_ptr(), 1, &write, &read, 0, &mut out);
+        assert_eq!(status, SymaliasStatus::SymaliasOk, "{}", last_error());
+        assert_eq!(out, SymaliasAnswer::SymaliasDisjoint);
+        symalias_case_free(env);
     }
 }
 

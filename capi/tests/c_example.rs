@@ -1,13 +1,62 @@
 //! The examples compiled with the system's C and C++ compilers against the
-//! built library and run: what a compiler embedding symalias sees.
+//! built library and run: what a compiler embedding symalias sees. The C
+//! and C++ programs answer the golden overlap cases of `tests/data/` and
+//! their answers are held against the Rust API's.
 
-use std::path::PathBuf;
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Builds `capi/examples/<source>` with `compiler` (`$CC`/`$CXX` or the
-/// default) and `std`, links the library, and runs it -- under valgrind
-/// where there is one (a definitely lost byte is an error). Its stdout.
-fn build_and_run(source: &str, compiler_var: &str, default: &str, std: &str) -> String {
+use common::{case_file, expected_pair, expected_self, for_all, golden_cases, letter, rust_api};
+use symalias_capi::SymaliasAnswer;
+
+/// How an example runs: its source, compiler, standard, arguments.
+struct Example<'a> {
+    source: &'a str,
+    compiler_var: &'a str,
+    default: &'a str,
+    std: &'a str,
+    args: Vec<String>,
+    /// Under valgrind where there is one (a definitely lost byte is an
+    /// error); the corpus runs go without, for time.
+    valgrind: bool,
+}
+
+fn c11(source: &str) -> Example<'_> {
+    Example {
+        source,
+        compiler_var: "CC",
+        default: "cc",
+        std: "c11",
+        args: vec![],
+        valgrind: true,
+    }
+}
+
+fn cxx17(source: &str) -> Example<'_> {
+    Example {
+        source,
+        compiler_var: "CXX",
+        default: "c++",
+        std: "c++17",
+        args: vec![],
+        valgrind: true,
+    }
+}
+
+/// Builds `capi/examples/<source>` with its compiler (`$CC`/`$CXX` or the
+/// default) and standard, links the library, and runs it. Its stdout.
+fn build_and_run(example: Example<'_>) -> String {
+    let Example {
+        source,
+        compiler_var,
+        default,
+        std,
+        args,
+        valgrind,
+    } = example;
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     // target/<profile>/deps/<this test> -> target/<profile>, where the
     // library's cdylib is. `cargo test` builds the rlib the tests link, not
@@ -39,7 +88,7 @@ fn build_and_run(source: &str, compiler_var: &str, default: &str, std: &str) -> 
         .status()
         .unwrap_or_else(|e| panic!("{compiler}: {e}"));
     assert!(status.success(), "{source} does not build");
-    let valgrind = Command::new("valgrind").arg("--version").output().is_ok();
+    let valgrind = valgrind && Command::new("valgrind").arg("--version").output().is_ok();
     let run = if valgrind {
         Command::new("valgrind")
             .args([
@@ -49,11 +98,11 @@ fn build_and_run(source: &str, compiler_var: &str, default: &str, std: &str) -> 
                 "--error-exitcode=9",
             ])
             .arg(&out)
+            .args(&args)
             .output()
             .unwrap()
     } else {
-        eprintln!("no valgrind: {source} runs without a leak check");
-        Command::new(&out).output().unwrap()
+        Command::new(&out).args(&args).output().unwrap()
     };
     let _ = std::fs::remove_file(&out);
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
@@ -67,7 +116,7 @@ fn build_and_run(source: &str, compiler_var: &str, default: &str, std: &str) -> 
 
 #[test]
 fn the_c_example_builds_and_answers() {
-    let stdout = build_and_run("split.c", "CC", "cc", "c11");
+    let stdout = build_and_run(c11("split.c"));
     assert!(
         stdout.contains("split: at the hints disjoint, for all n disjoint, guards 0"),
         "{stdout}"
@@ -81,7 +130,7 @@ fn the_c_example_builds_and_answers() {
 
 #[test]
 fn the_cpp_bufferization_example_builds_and_decides() {
-    let stdout = build_and_run("bufferize.cpp", "CXX", "c++", "c++17");
+    let stdout = build_and_run(cxx17("bufferize.cpp"));
     assert!(
         stdout.contains("write row p, read rows [0, p): in place"),
         "{stdout}"
@@ -89,5 +138,116 @@ fn the_cpp_bufferization_example_builds_and_decides() {
     assert!(
         stdout.contains("write row p, read rows [0, p + 1): copy"),
         "{stdout}"
+    );
+}
+
+/// The golden cases in the examples' format, in a file of its own.
+fn golden_file(name: &str) -> (PathBuf, Vec<symalias::io::OverlapCase>) {
+    let (cases, _) = golden_cases();
+    let path = std::env::temp_dir().join(format!("symalias-{name}-{}.tsv", std::process::id()));
+    std::fs::write(&path, case_file(&cases)).unwrap();
+    (path, cases)
+}
+
+/// `want` and `got` line by line: the first difference, named.
+fn same_lines(want: &str, got: &str, file: &Path) {
+    let _ = std::fs::remove_file(file);
+    for (k, (w, g)) in want.lines().zip(got.lines()).enumerate() {
+        assert_eq!(
+            g, w,
+            "line {k}: the example (left) and the Rust API (right) differ"
+        );
+    }
+    assert_eq!(
+        got.lines().count(),
+        want.lines().count(),
+        "line counts differ"
+    );
+}
+
+#[test]
+fn the_c_program_answers_the_golden_cases_as_the_rust_api() {
+    let (file, cases) = golden_file("corpus-c");
+    let mut want = String::new();
+    let (mut views, mut pairs) = (0, 0);
+    for case in &cases {
+        let id = &case.id;
+        let Some(r) = rust_api(case) else {
+            want += &format!("{id}\terror\t2\n");
+            continue;
+        };
+        let n = case.tensors.len();
+        for a in 0..n {
+            let over = r.overlapping.contains(&a);
+            let side = if over {
+                SymaliasAnswer::SymaliasOverlap
+            } else {
+                SymaliasAnswer::SymaliasDisjoint
+            };
+            let (h, all) = expected_self(&r, a);
+            want += &format!(
+                "{id}\tview\t{a}\t{}\t{}\n",
+                i32::from(over),
+                letter(for_all(&r, side))
+            );
+            want += &format!("{id}\tself\t{a}\t{}\t{}\n", letter(h), letter(all));
+            views += 1;
+        }
+        for a in 0..n {
+            for b in (a + 1..n).filter(|_| n <= 12) {
+                let (h, all, at) = expected_pair(&r, a, b);
+                want += &format!(
+                    "{id}\tpair\t{a}\t{b}\t{}\t{}\t{at}\n",
+                    letter(h),
+                    letter(all)
+                );
+                pairs += 1;
+            }
+        }
+        want += &format!("{id}\tguards\t{}\n", r.guards.len());
+    }
+    let mut example = c11("corpus.c");
+    example.args = vec![file.display().to_string()];
+    example.valgrind = false;
+    let got = build_and_run(example);
+    same_lines(&want, &got, &file);
+    eprintln!(
+        "{} cases, {views} views, {pairs} pairs: the C program = the Rust API",
+        cases.len()
+    );
+    assert!(
+        cases.len() >= 500 && pairs >= 5_000,
+        "{} cases, {pairs} pairs",
+        cases.len()
+    );
+}
+
+#[test]
+fn the_cpp_pass_answers_the_golden_pairs_as_the_rust_api() {
+    let (file, cases) = golden_file("pairs-cpp");
+    let mut want = String::new();
+    let mut answers = BTreeMap::new();
+    for case in &cases {
+        let [v, w] = &case.tensors[..] else { continue };
+        if v.itemsize != w.itemsize {
+            continue;
+        }
+        // A conflict for all shapes, as the pass reads it: the pair's answer
+        // for every allowed shape (a refused case: unknown).
+        let all = rust_api(case).map_or(SymaliasAnswer::SymaliasUnknown, |r| {
+            expected_pair(&r, 0, 1).1
+        });
+        want += &format!("{}\tsubset\t{}\n", case.id, letter(all));
+        *answers.entry(letter(all)).or_insert(0) += 1;
+    }
+    let mut example = cxx17("bufferize.cpp");
+    example.args = vec!["--pairs".into(), file.display().to_string()];
+    example.valgrind = false;
+    let got = build_and_run(example);
+    same_lines(&want, &got, &file);
+    eprintln!("subset conflicts from C++ = the Rust API's pairs: {answers:?}");
+    assert!(
+        answers.len() == 3 && answers.values().sum::<i32>() >= 150,
+        "{answers:?}"
     );
 }
