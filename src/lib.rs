@@ -82,4 +82,5 @@ pub mod guards;
 pub mod io;
 pub mod layout;
 pub mod overlap;
+pub mod picture;
 pub mod simplify;

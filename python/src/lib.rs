@@ -122,10 +122,10 @@ fn overlap(
     max_listed_pairs: Option<usize>,
 ) -> PyResult<PyOverlapResult> {
     let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
-    let doc = answer_document(py, case, move |case: OverlapCase| {
-        run_overlap_case(&case, &mut Analyzer::new(opts), false)
+    let (doc, case) = answer_document(py, case, move |case: OverlapCase| {
+        run_overlap_case(&case, &mut Analyzer::new(opts), false).map(|doc| (doc, case))
     })?;
-    PyOverlapResult::new(doc)
+    PyOverlapResult::of_case(doc, case)
 }
 
 /// The analyzer's options from the binding's keyword arguments.

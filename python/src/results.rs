@@ -361,13 +361,29 @@ impl PyGuard {
 pub struct PyOverlapResult {
     doc: symalias::io::OverlapResult,
     guards: Vec<PyGuard>,
+    /// The case it answers, when known: what its picture draws.
+    case: Option<std::sync::Arc<symalias::io::OverlapCase>>,
 }
 
 impl PyOverlapResult {
     /// The typed result of a result document.
     pub(crate) fn new(doc: symalias::io::OverlapResult) -> PyResult<Self> {
         let guards = guards_of(&doc.guards)?;
-        Ok(PyOverlapResult { doc, guards })
+        Ok(PyOverlapResult {
+            doc,
+            guards,
+            case: None,
+        })
+    }
+
+    /// The typed result of `case`'s result document (it can draw itself).
+    pub(crate) fn of_case(
+        doc: symalias::io::OverlapResult,
+        case: symalias::io::OverlapCase,
+    ) -> PyResult<Self> {
+        let mut r = Self::new(doc)?;
+        r.case = Some(std::sync::Arc::new(case));
+        Ok(r)
     }
 
     /// The document (for `GuardSet`).
@@ -378,6 +394,22 @@ impl PyOverlapResult {
 
 #[pymethods]
 impl PyOverlapResult {
+    /// The picture of the case's memory (SVG text): each view's bytes, the
+    /// bytes they share, the witness bytes, the verdict and the guards.
+    /// None when the result was not made from a case (read from a document).
+    fn svg(&self) -> PyResult<Option<String>> {
+        self.case
+            .as_deref()
+            .map(|c| symalias::picture::overlap_svg(c, &self.doc))
+            .transpose()
+            .map_err(error::located)
+    }
+
+    /// What a notebook shows: the picture (`svg()`).
+    fn _repr_svg_(&self) -> PyResult<Option<String>> {
+        self.svg()
+    }
+
     /// The case's id.
     #[getter]
     fn id(&self) -> &str {

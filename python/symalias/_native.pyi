@@ -146,6 +146,10 @@ class Guard:
 class OverlapResult:
     """The answer for one group of views of one storage (FORMATS.md §3)."""
 
+    def svg(self) -> str | None:
+        """The picture of the case's memory (SVG text); None when the result
+        was not made from a case."""
+    def _repr_svg_(self) -> str | None: ...
     @property
     def id(self) -> str: ...
     @property

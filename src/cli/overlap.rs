@@ -2,7 +2,7 @@
 
 use super::{input, EXIT_BAD_INPUT};
 use crate::analysis::{Analyzer, AnalyzerOptions};
-use crate::io::{parse_line, run_overlap_case, OverlapCase};
+use crate::io::{parse_line, run_overlap_case, InputError, OverlapCase};
 use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
 use crate::simplify::SimplifyOptions;
 use rayon::prelude::*;
@@ -47,6 +47,35 @@ pub struct OverlapArgs {
     /// two components (the others counted in `pairs_left_out`).
     #[arg(long, default_value_t = crate::overlap::PAIR_LIST_CAP)]
     pub max_listed_pairs: usize,
+    /// Also draw each case's memory as SVG into this directory, one file
+    /// per case (`<line>-<id>.svg`).
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<std::path::PathBuf>,
+}
+
+/// Writes `case`'s picture into `dir` as `<line>-<id>.svg`.
+pub(super) fn write_picture(
+    dir: &std::path::Path,
+    lineno: usize,
+    case: &OverlapCase,
+    result: &crate::io::OverlapResult,
+) -> Result<(), InputError> {
+    let svg = crate::picture::overlap_svg(case, result)?;
+    let id: String = case
+        .id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    let path = dir.join(format!("{lineno:04}-{id}.svg"));
+    std::fs::write(&path, svg)
+        .map_err(|e| InputError::field("--svg", format!("{}: {e}", path.display())))
 }
 
 /// Runs `symalias overlap`; returns the exit code.
@@ -60,6 +89,12 @@ pub fn run(args: OverlapArgs) -> u8 {
     };
     // Every non-blank line is a case; a line that is not text is answered
     // with an error line, and the others still are.
+    if let Some(dir) = &args.svg {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: --svg {}: {e}", dir.display());
+            return EXIT_BAD_INPUT;
+        }
+    }
     let items = input::lines(&bytes);
     let cases = items.len();
     let progress = (std::io::stderr().is_terminal() && cases >= 100).then(|| {
@@ -99,7 +134,13 @@ pub fn run(args: OverlapArgs) -> u8 {
         let id = parsed.id.clone();
         let result = parsed
             .value
-            .and_then(|case| run_overlap_case(&case, &mut Analyzer::new(opts), args.no_timing))
+            .and_then(|case| {
+                let r = run_overlap_case(&case, &mut Analyzer::new(opts), args.no_timing)?;
+                if let Some(dir) = &args.svg {
+                    write_picture(dir, *lineno, &case, &r)?;
+                }
+                Ok(r)
+            })
             .map_err(|e| e.at(*lineno, id.as_deref()));
         if let Some(bar) = &progress {
             bar.inc(1);

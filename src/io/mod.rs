@@ -22,8 +22,8 @@ pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc}
 pub use jsonl::{parse_line, JsonLine};
 pub use load::{load_env, load_expr, load_layout, LayoutFields};
 pub use overlap_case::{
-    check_itemsize, concrete_view, overlap_result_of, run_disjoint_case, run_overlap_case,
-    tensor_error,
+    case_views_at, check_itemsize, concrete_view, overlap_result_of, run_disjoint_case,
+    run_overlap_case, tensor_error,
 };
 pub use program_doc::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,

@@ -305,3 +305,39 @@ pub(crate) fn pair_results(r: &OverlapReport) -> Vec<PairDoc> {
         })
         .collect()
 }
+
+/// The concrete views of a case at an assignment of its symbols (`at`; a
+/// symbol it leaves out takes its hint), validated as the case is loaded:
+/// what a picture of the case draws.
+pub fn case_views_at(
+    case: &OverlapCase,
+    at: Option<&BTreeMap<String, i64>>,
+) -> Result<Vec<View>, InputError> {
+    if at.is_none() {
+        if let Some(views) = concrete_views(case)? {
+            return Ok(views);
+        }
+    }
+    let mut scope = load_env(&case.symbols, &case.assumptions)?;
+    let group = load_group(case, &mut scope)?;
+    let Scope { pool, env } = &scope;
+    let lookup = |s| {
+        at.and_then(|a| a.get(pool.symbol_name(s)).copied())
+            .or_else(|| env.hint(s))
+    };
+    let label = if at.is_some() {
+        "the assignment"
+    } else {
+        "the hints"
+    };
+    group
+        .members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            m.layout
+                .at(pool, &lookup, label)
+                .map_err(|e| tensor_error(i, e.field(), e.to_string()))
+        })
+        .collect()
+}

@@ -601,3 +601,44 @@ fn simplify_and_analyze_batches_are_the_same_on_one_thread_and_on_many() {
     assert_eq!(text(&one.stdout), text(&many.stdout));
     assert_eq!(text(&many.stdout).lines().count(), batch.len());
 }
+
+#[test]
+fn overlap_svg_draws_one_picture_per_case() {
+    let dir = std::env::temp_dir().join(format!("symalias-svg-{}", std::process::id()));
+    let cases = concat!(
+        r#"{"id": "b0 rows", "tensors": [{"source": "L['a']", "sizes": [4, 4], "strides": [9, 1]},"#,
+        r#" {"source": "L['b']", "sizes": [4, 4], "strides": [9, 1], "storage_offset": 9}]}"#,
+        "\n",
+        r#"{"id": "split", "symbols": {"n": {"hint": 5, "min": 1}}, "tensors": ["#,
+        r#"{"source": "x[:n]", "sizes": ["n"], "strides": [1]},"#,
+        r#" {"source": "x[n:]", "sizes": ["n"], "strides": [1], "storage_offset": "n"}]}"#,
+        "\n"
+    );
+    let out = run(&["overlap", "--svg", dir.to_str().unwrap()], cases);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["0001-b0_rows.svg", "0002-split.svg"]);
+    let b0 = std::fs::read_to_string(dir.join(&files[0])).unwrap();
+    assert!(
+        b0.contains("witness byte 9: L[&apos;a&apos;][1, 0] and L[&apos;b&apos;][0, 0]"),
+        "{b0}"
+    );
+    let split = std::fs::read_to_string(dir.join(&files[1])).unwrap();
+    assert!(
+        split.contains("all disjoint at the hints; proved for all shapes"),
+        "{split}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A directory that cannot be made: exit 2 and a message naming it.
+    let out = run(&["overlap", "--svg", "/proc/no/such"], cases);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--svg /proc/no/such"),
+        "{}",
+        text(&out.stderr)
+    );
+}

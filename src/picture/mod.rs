@@ -1,0 +1,89 @@
+//! Pictures of decisions: an overlap case's memory as SVG (issue 53).
+//!
+//! [`overlap_svg`] draws a case and its result: the storage's bytes as an
+//! axis, one lane per view with its footprint in its own colour and its
+//! source name, the bytes two views share in a lane of their own, each
+//! witness byte marked with both index tuples, bytes a view reaches twice,
+//! the verdict and the guards. A symbolic case is drawn at its hints, and
+//! at its counterexample too when it has one. Large storages stay readable
+//! (runs closer than a pixel merged, a scale with ticks) and small (a lane
+//! is at most one rectangle per pixel column).
+//!
+//! Nothing here runs unless a picture is asked for.
+
+mod footprint;
+mod svg;
+
+use std::collections::BTreeMap;
+
+use crate::io::{case_views_at, InputError, OverlapCase, OverlapResult};
+
+/// The picture of `case` answered by `result`, as an SVG document. An error
+/// only when the case's views cannot be evaluated (the same error its
+/// analysis gives).
+///
+/// ```
+/// use symalias::analysis::Analyzer;
+/// use symalias::io::{parse_line, run_overlap_case, OverlapCase};
+/// let line = r#"{"id": "b0", "tensors": [
+///     {"source": "L['a']", "sizes": [4, 4], "strides": [9, 1], "storage_offset": 0},
+///     {"source": "L['b']", "sizes": [4, 4], "strides": [9, 1], "storage_offset": 9}]}"#;
+/// let case: OverlapCase = parse_line(1, line).value.unwrap();
+/// let result = run_overlap_case(&case, &mut Analyzer::default(), true).unwrap();
+/// let svg = symalias::picture::overlap_svg(&case, &result).unwrap();
+/// assert!(svg.starts_with("<svg") && svg.contains("witness byte 9"));
+/// ```
+pub fn overlap_svg(case: &OverlapCase, result: &OverlapResult) -> Result<String, InputError> {
+    let mut panels = vec![svg::Panel {
+        title: at_title("at the hints", &hints(case)),
+        views: case_views_at(case, None)?,
+        witnesses: true,
+    }];
+    if let Some(cx) = &result.counterexample {
+        panels.push(svg::Panel {
+            title: at_title("at the counterexample", cx),
+            views: case_views_at(case, Some(cx))?,
+            witnesses: false,
+        });
+    }
+    let sources: Vec<String> = (0..case.tensors.len())
+        .map(|i| {
+            case.tensors[i]
+                .source
+                .clone()
+                .unwrap_or_else(|| format!("tensors[{i}]"))
+        })
+        .collect();
+    Ok(svg::draw(&case.id, &sources, result, &panels))
+}
+
+fn hints(case: &OverlapCase) -> BTreeMap<String, i64> {
+    case.symbols
+        .iter()
+        .filter_map(|(n, s)| Some((n.clone(), s.hint?)))
+        .collect()
+}
+
+fn at_title(what: &str, values: &BTreeMap<String, i64>) -> String {
+    if values.is_empty() {
+        return what.to_string();
+    }
+    let vs: Vec<String> = values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    format!("{what}: {}", vs.join(", "))
+}
+
+/// The verdict in words.
+pub(crate) fn verdict(result: &OverlapResult) -> String {
+    let n = result.overlapping.len();
+    let now = if n == 0 {
+        "all disjoint".to_string()
+    } else {
+        format!("{n} overlapping")
+    };
+    let all = match result.invariant {
+        Some(true) => "proved for all shapes",
+        Some(false) => "refuted: another allowed shape answers otherwise",
+        None => "undecided for all shapes (kept by guards)",
+    };
+    format!("{now} at the hints; {all}")
+}

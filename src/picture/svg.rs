@@ -1,0 +1,387 @@
+//! The SVG text: a canvas of fixed width, panels of lanes, notes below.
+
+use std::fmt::Write as _;
+
+use super::footprint::{shared, Footprint};
+use crate::io::{GuardDoc, GuardKindDoc, OverlapResult};
+use crate::layout::View;
+
+/// One drawing of the views: at the hints, or at a counterexample.
+pub(super) struct Panel {
+    pub title: String,
+    pub views: Vec<View>,
+    /// Mark the result's witness bytes (they are the hints').
+    pub witnesses: bool,
+}
+
+const WIDTH: f64 = 960.0;
+const LEFT: f64 = 190.0;
+const RIGHT: f64 = 20.0;
+const PLOT: f64 = WIDTH - LEFT - RIGHT;
+/// Lanes get at most this much height in all (then thinner lanes).
+const LANES_HEIGHT: f64 = 480.0;
+const LINE: f64 = 16.0;
+/// Witness bytes marked at most.
+const MARKS: usize = 100;
+/// Lines of notes drawn at most per kind (the rest counted).
+const NOTES: usize = 12;
+const PALETTE: [&str; 10] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
+    "#86bcb6", "#8cd17d",
+];
+/// Shared bytes and witnesses.
+pub(super) const RED: &str = "#d62728";
+
+pub(super) fn draw(
+    id: &str,
+    sources: &[String],
+    result: &OverlapResult,
+    panels: &[Panel],
+) -> String {
+    let mut body = String::new();
+    let mut y = 24.0;
+    text(
+        &mut body,
+        10.0,
+        y,
+        "t",
+        &format!("{id}: {}", super::verdict(result)),
+    );
+    y += 10.0;
+    let mut notes: Vec<String> = Vec::new();
+    for panel in panels {
+        y = draw_panel(&mut body, y + LINE, sources, result, panel, &mut notes);
+    }
+    // The guards and what the lanes cannot say.
+    y += LINE;
+    for (k, note) in notes.iter().enumerate() {
+        if k == NOTES {
+            text(
+                &mut body,
+                10.0,
+                y,
+                "n",
+                &format!("… and {} more", notes.len() - NOTES),
+            );
+            y += LINE;
+            break;
+        }
+        text(&mut body, 10.0, y, "n", note);
+        y += LINE;
+    }
+    let guards = &result.guards;
+    text(
+        &mut body,
+        10.0,
+        y,
+        "h",
+        &format!("guards: {}", guards.len()),
+    );
+    y += LINE;
+    for g in guards.iter().take(NOTES) {
+        text(&mut body, 20.0, y, "n", &guard_line(g));
+        y += LINE;
+    }
+    if guards.len() > NOTES {
+        text(
+            &mut body,
+            20.0,
+            y,
+            "n",
+            &format!("… and {} more", guards.len() - NOTES),
+        );
+        y += LINE;
+    }
+    let height = (y + 8.0).ceil();
+    let mut out = String::with_capacity(body.len() + 1024);
+    write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">"#
+    )
+    .unwrap();
+    out.push_str("<style>");
+    for (k, c) in PALETTE.iter().enumerate() {
+        write!(out, ".v{k}{{fill:{c}}}").unwrap();
+    }
+    write!(
+        out,
+        ".sh{{fill:{RED}}}.tw{{fill:#000;fill-opacity:.55}}.ext{{fill-opacity:.35}}.w{{stroke:{RED};stroke-width:2}}.ax{{stroke:#555}}.t{{font-size:14px;font-weight:bold}}.h{{font-weight:bold}}.n{{fill:#222}}"
+    )
+    .unwrap();
+    out.push_str("</style>");
+    write!(
+        out,
+        r##"<rect width="{WIDTH}" height="{height}" fill="#fff"/>"##
+    )
+    .unwrap();
+    out.push_str(&body);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// One panel from `y`: its title, an axis, the shared lane, a lane per
+/// view. Returns the next free `y`.
+fn draw_panel(
+    out: &mut String,
+    mut y: f64,
+    sources: &[String],
+    result: &OverlapResult,
+    panel: &Panel,
+    notes: &mut Vec<String>,
+) -> f64 {
+    text(out, 10.0, y, "h", &panel.title);
+    y += 8.0;
+    let feet: Vec<Footprint> = panel.views.iter().map(Footprint::of).collect();
+    let lo = feet
+        .iter()
+        .filter_map(|f| f.runs.first())
+        .map(|r| r.0)
+        .min();
+    let hi = feet.iter().filter_map(|f| f.runs.last()).map(|r| r.1).max();
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        text(out, 10.0, y + LINE, "n", "no view reaches a byte");
+        return y + LINE;
+    };
+    let scale = Scale { lo, hi };
+    // The axis: bytes, five ticks.
+    y += 14.0;
+    write!(
+        out,
+        r#"<line class="ax" x1="{LEFT}" y1="{y}" x2="{}" y2="{y}"/>"#,
+        LEFT + PLOT
+    )
+    .unwrap();
+    for k in 0..=4 {
+        let b = lo + ((hi - lo) as i128 * k / 4) as i64;
+        let x = scale.x(b);
+        write!(
+            out,
+            r#"<line class="ax" x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{y}"/>"#,
+            y - 4.0
+        )
+        .unwrap();
+        let anchor = ["start", "middle", "middle", "middle", "end"][k as usize];
+        write!(
+            out,
+            r#"<text x="{x:.1}" y="{}" text-anchor="{anchor}" font-size="10">{b}</text>"#,
+            y - 6.0
+        )
+        .unwrap();
+    }
+    text(out, 10.0, y, "n", "byte");
+    y += 6.0;
+    let n = feet.len();
+    let lane = (LANES_HEIGHT / (n + 1) as f64).clamp(1.0, 16.0);
+    let gap = if lane >= 6.0 { 2.0 } else { 0.0 };
+    let labelled = lane >= 8.0;
+    // The shared bytes.
+    let both = shared(&feet);
+    if !both.is_empty() {
+        let h = lane.max(6.0);
+        out.push_str(r#"<g id="shared">"#);
+        rects(out, &scale, &both, y, h, "sh");
+        out.push_str("</g>");
+        text(out, 10.0, y + h - 1.0, "n", "shared bytes");
+        y += h + gap + 2.0;
+    }
+    let mut lane_y = Vec::with_capacity(n);
+    for (i, f) in feet.iter().enumerate() {
+        let class = if f.extent_only {
+            format!("v{} ext", i % PALETTE.len())
+        } else {
+            format!("v{}", i % PALETTE.len())
+        };
+        write!(out, r#"<g id="l{i}">"#).unwrap();
+        rects(out, &scale, &f.runs, y, lane, &class);
+        rects(out, &scale, &f.twice, y, lane, "tw");
+        out.push_str("</g>");
+        if labelled {
+            text(out, 10.0, y + lane - 3.0, "n", &clip(&sources[i], 28));
+        }
+        if panel.witnesses && f.extent_only {
+            notes.push(format!(
+                "{}: {} elements, drawn by its extent",
+                sources[i],
+                elements(&panel.views[i])
+            ));
+        }
+        if panel.witnesses && !f.twice.is_empty() {
+            notes.push(format!(
+                "{} reaches bytes twice (black), first at {}",
+                sources[i], f.twice[0].0
+            ));
+        }
+        lane_y.push(y);
+        y += lane + gap;
+    }
+    if !labelled {
+        text(
+            out,
+            10.0,
+            y + LINE,
+            "n",
+            &format!("{n} views, one lane each, top to bottom in order"),
+        );
+        y += LINE;
+    }
+    if panel.witnesses {
+        let marked = result
+            .pairs
+            .iter()
+            .filter(|p| p.overlap && p.witness.is_some());
+        if marked.clone().count() > MARKS {
+            notes.push(format!("the first {MARKS} witness bytes are marked"));
+        }
+        for p in marked.take(MARKS) {
+            let Some(w) = &p.witness else { continue };
+            let x = scale.x(w.address) + scale.width(1) / 2.0;
+            let (top, bottom) = (
+                lane_y[p.a].min(lane_y[p.b]),
+                lane_y[p.a].max(lane_y[p.b]) + lane,
+            );
+            write!(
+                out,
+                r#"<line class="w" data-address="{}" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/>"#,
+                w.address
+            )
+            .unwrap();
+            notes.push(format!(
+                "witness byte {}: {}{:?} and {}{:?}",
+                w.address, sources[p.a], w.index_a, sources[p.b], w.index_b
+            ));
+        }
+        for s in &result.self_overlap {
+            if let Some(w) = &s.witness {
+                let top = lane_y[s.tensor];
+                witness(out, &scale, w.address, top, top + lane);
+                notes.push(format!(
+                    "witness byte {} of {} against itself: {:?} and {:?}",
+                    w.address, sources[s.tensor], w.index_a, w.index_b
+                ));
+            }
+        }
+    }
+    y + 4.0
+}
+
+/// The witness byte's mark: a line across the lanes `top..bottom` at the
+/// byte's middle and a dot above it.
+fn witness(out: &mut String, scale: &Scale, address: i64, top: f64, bottom: f64) {
+    let x = scale.x(address) + scale.width(1) / 2.0;
+    write!(
+        out,
+        r#"<line class="w" data-address="{address}" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{bottom:.1}"/><circle class="sh" cx="{x:.1}" cy="{:.1}" r="3"/>"#,
+        top - 4.0,
+        top - 4.0
+    )
+    .unwrap();
+}
+
+/// Bytes to x.
+struct Scale {
+    lo: i64,
+    hi: i64,
+}
+
+impl Scale {
+    fn x(&self, b: i64) -> f64 {
+        LEFT + (b as f64 - self.lo as f64) * PLOT / (self.hi as f64 - self.lo as f64).max(1.0)
+    }
+
+    fn width(&self, bytes: i64) -> f64 {
+        bytes as f64 * PLOT / (self.hi as f64 - self.lo as f64).max(1.0)
+    }
+}
+
+/// The runs as rectangles, runs closer than a pixel merged (a lane is at
+/// most one rectangle per pixel column), each at least 0.6 px wide.
+fn rects(out: &mut String, scale: &Scale, runs: &[(i64, i64)], y: f64, h: f64, class: &str) {
+    let mut open: Option<(f64, f64)> = None;
+    let flush = |out: &mut String, (x0, x1): (f64, f64)| {
+        let w = (x1 - x0).max(0.6);
+        write!(
+            out,
+            r#"<rect class="{class}" x="{}" y="{}" width="{}" height="{}"/>"#,
+            num(x0),
+            num(y),
+            num(w),
+            num(h)
+        )
+        .unwrap();
+    };
+    for &(s, e) in runs {
+        let (x0, x1) = (scale.x(s), scale.x(e));
+        open = match open {
+            Some((a, b)) if x0 - b < 1.0 => Some((a, x1.max(b))),
+            Some(r) => {
+                flush(out, r);
+                Some((x0, x1))
+            }
+            None => Some((x0, x1)),
+        };
+    }
+    if let Some(r) = open {
+        flush(out, r);
+    }
+}
+
+fn text(out: &mut String, x: f64, y: f64, class: &str, s: &str) {
+    write!(
+        out,
+        r#"<text class="{class}" x="{x:.1}" y="{y:.1}">{}</text>"#,
+        escape(&clip(s, 150))
+    )
+    .unwrap();
+}
+
+/// A coordinate to a tenth of a pixel, without a trailing `.0`.
+fn num(x: f64) -> String {
+    let t = format!("{x:.1}");
+    t.strip_suffix(".0").map_or(t.clone(), str::to_string)
+}
+
+fn elements(v: &View) -> String {
+    let n = v.sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
+    n.map_or_else(|| "more than 2^63".into(), |n| n.to_string())
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A guard on one line.
+fn guard_line(g: &GuardDoc) -> String {
+    match &g.kind {
+        GuardKindDoc::Shape { expr } => format!("shape: {expr}"),
+        GuardKindDoc::StorageOverlap {
+            overlapping,
+            non_overlapping,
+            ..
+        } => format!(
+            "storage overlap: overlapping [{}], disjoint [{}]",
+            overlapping.join(", "),
+            non_overlapping.join(", ")
+        ),
+        kind => serde_json::to_string(kind).unwrap_or_default(),
+    }
+}
