@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["aot", "guards"],
     &["analysis"],
     &["io"],
+    &["picture"],
     &["cli"],
 ];
 
