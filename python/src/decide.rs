@@ -17,7 +17,7 @@ use symalias::analysis::{
 use symalias::guards::GuardKind;
 use symalias::io::{
     check_itemsize, concrete_view, load_layout, overlap_result_of, tensor_error, GuardDoc,
-    GuardKindDoc, InputError as EngineInputError,
+    GuardKindDoc, InputError as EngineInputError, OverlapCase, SymbolSpec, TensorSpec,
 };
 use symalias::layout::View;
 use symalias::overlap::Proof;
@@ -36,6 +36,9 @@ pub struct PyDecision {
     offsets: Vec<Option<i64>>,
     symbolic: bool,
     names: Vec<String>,
+    /// What was read (symbols and fields): the case a picture draws, made
+    /// only when one is asked for.
+    read: ReadGroup,
 }
 
 impl PyDecision {
@@ -67,6 +70,44 @@ impl PyDecision {
             reason: String::new(),
             fast_path: false,
         }]
+    }
+
+    /// The group as the §3 case it was analysed as (for its picture).
+    fn case(&self) -> OverlapCase {
+        let symbols = self
+            .read
+            .decls
+            .iter()
+            .map(|(name, d)| {
+                let spec = SymbolSpec {
+                    hint: d.hint,
+                    min: d.min,
+                    max: d.max,
+                    source: d.source.clone(),
+                };
+                (name.clone(), spec)
+            })
+            .collect();
+        let tensors = self
+            .read
+            .tensors
+            .iter()
+            .zip(&self.names)
+            .map(|(t, name)| TensorSpec {
+                source: Some(name.clone()),
+                sizes: t.sizes.clone(),
+                strides: t.strides.clone(),
+                storage_offset: t.offset.clone(),
+                itemsize: t.itemsize,
+            })
+            .collect();
+        OverlapCase {
+            id: ID.into(),
+            symbols,
+            assumptions: Vec::new(),
+            tensors,
+            expect: None,
+        }
     }
 
     /// The §3 result document (made only when asked for).
@@ -144,7 +185,13 @@ impl PyDecision {
 
     /// The whole typed result (pairs, witnesses, guards), built natively.
     fn result(&self) -> PyResult<crate::results::PyOverlapResult> {
-        crate::results::PyOverlapResult::new(self.document())
+        crate::results::PyOverlapResult::of_case(self.document(), self.case())
+    }
+
+    /// The picture of the group's memory (SVG text; see
+    /// `OverlapResult.svg`), drawn only when asked for.
+    fn svg(&self) -> PyResult<String> {
+        symalias::picture::overlap_svg(&self.case(), &self.document()).map_err(input_error)
     }
 }
 
@@ -303,9 +350,10 @@ pub fn decide(
         report,
         scope,
         micros: start.elapsed().as_micros() as u64,
-        offsets: read.offsets,
+        offsets: read.offsets.clone(),
         symbolic: read.symbolic,
         names: sources,
+        read,
     })
 }
 

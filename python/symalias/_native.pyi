@@ -470,6 +470,8 @@ class Decision:
         """The result line (FORMATS.md §3) as JSON text."""
     def result(self) -> OverlapResult:
         """The whole typed result (pairs, witnesses, guards), built natively."""
+    def svg(self) -> str:
+        """The picture of the group's memory (SVG text), drawn only when asked for."""
 
 def decide(
     tensors: Sequence[Any],

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import _torch
+from . import _torch, _trace
 from ._guards import FrameGuards
 from ._state import GroupReport, lock, log, stats
 
@@ -171,21 +171,21 @@ class Compile:
                     self.adopt_fact(tc, sources, fact)
             if d.disjoint_layouts is not None and not self.orphan:
                 self.disjoint_layouts.append(d.disjoint_layouts)
+        report = GroupReport(
+            sources=list(d.names),
+            overlapping=list(d.overlapping),
+            invariant=d.native.invariant if (d.native is not None and d.symbolic) else None,
+            symbolic=d.symbolic,
+            decision=d.native,
+            guard=d.partition.describe() + d.pin.describe() if sources is not None else [],
+            fallback=d.fallback,
+            from_cache=d.from_cache,
+        )
         with lock:
             stats.decisions += 1
             stats.decision_seconds += d.seconds
-            stats.reports.append(
-                GroupReport(
-                    sources=list(d.names),
-                    overlapping=list(d.overlapping),
-                    invariant=d.native.invariant if (d.native is not None and d.symbolic) else None,
-                    symbolic=d.symbolic,
-                    decision=d.native,
-                    guard=d.partition.describe() + d.pin.describe() if sources is not None else [],
-                    fallback=d.fallback,
-                    from_cache=d.from_cache,
-                )
-            )
+            stats.reports.append(report)
+        _trace.group(report)
 
     def adopt_fact(self, tc: Any, sources: Sequence[Any], fact: Any) -> None:
         """Adds a run-time fact about the tensors at ``sources`` to the

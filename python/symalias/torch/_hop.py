@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import _state, _torch
+from . import _state, _torch, _trace
 from ._decision import may_overlap
 from ._state import lock, stats
 
@@ -160,7 +160,9 @@ def wrap_has_aliasing(orig: Callable[..., Any]) -> Callable[..., Any]:
         groups = shared_groups(values)
         if not groups:
             return info
-        hit = shared_input_conflict(values, groups, _torch.hop_written(self))
+        written = _torch.hop_written(self)
+        hit = shared_input_conflict(values, groups, written)
+        _trace.hop_inputs(values, [str(node) for node, _v in placeholders], groups, written, hit)
         if hit is not None:
             return _torch.aliasing_info(
                 True,

@@ -49,7 +49,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any, Callable
 
 from .. import _native
-from . import _compile, _epilogue, _state
+from . import _compile, _epilogue, _state, _trace
 from ._decision import layout_key, overlapping_for_all_shapes
 from ._state import lock, log, stats
 
@@ -108,6 +108,7 @@ def overlapping(tensors: Sequence[Any], symbolic: bool = True) -> set[int]:
         stats.reinplace_seconds += time.perf_counter() - t0
     if memo is not None:
         memo[key] = out
+    _trace.reinplace(ts, out)
     return set(out)
 
 

@@ -288,6 +288,18 @@ FEATURES: tuple[Feature, ...] = (
         ("torch._inductor.fx_utils.get_mutated_storages",),
     ),
     Feature(
+        "trace_artifacts",
+        "each decision written into the structured trace (TORCH_TRACE) for tlparse: its picture and its text",
+        (),
+        (
+            "torch._logging._internal.trace_structured",
+            "torch._logging._internal.trace_log",
+            "torch._logging._internal.LazyTraceHandler",
+            "torch._logging._internal.LazyTraceHandler.root_dir",
+            "torch._logging._internal.LazyTraceHandler.stream",
+        ),
+    ),
+    Feature(
         "byte_bases",
         "views of different dtypes merged into a byte-level synthetic base (else: such frames run eagerly)",
         (),
@@ -325,6 +337,8 @@ LAMBDA = (
 #: module attributes, class attributes, dataclass fields, attributes an
 #: ``__init__`` sets.
 READS: list[tuple[str, list[str]]] = [
+    ("torch._logging._internal", ["trace_structured", "trace_log", "LazyTraceHandler"]),
+    ("torch._logging._internal.LazyTraceHandler", ["root_dir", "stream"]),
     (f"{SC}.AOTConfig", ["aot_autograd_arg_pos_to_source", "cache_info"]),
     (f"{SC}.AOTAutogradCacheInfo", ["cache_key"]),
     (f"{SC}.InputAliasInfo", ["mutates_data", "mutates_metadata", "is_leaf"]),
@@ -429,6 +443,32 @@ READS: list[tuple[str, list[str]]] = [
 def version() -> str:
     """This torch's version string (``2.15.0+cu132``)."""
     return str(torch.__version__)
+
+
+def tracing_structured() -> bool:
+    """A structured trace (``TORCH_TRACE``) is being written, and the
+    ``trace_artifacts`` feature runs: torch's trace handler has its
+    directory (or its file). Other handlers on the trace logger (pytest's
+    capture, say) write no trace, and torch's handler without a directory
+    writes nothing (it drops itself at the first record)."""
+    if not ON.get("trace_artifacts", False):
+        return False
+    internal = torch._logging._internal
+    return any(
+        isinstance(h, internal.LazyTraceHandler) and (h.root_dir is not None or h.stream is not None)
+        for h in internal.trace_log.handlers
+    )
+
+
+def trace_artifact(name: str, payload: Callable[[], str]) -> None:
+    """Writes artifact ``name`` (text made by ``payload``, only when written)
+    into the structured trace, under the compile in progress (tlparse lists
+    it as ``<name>_<line>.txt`` in that compile's directory)."""
+    torch._logging._internal.trace_structured(
+        "artifact",
+        metadata_fn=lambda: {"name": name, "encoding": "string"},
+        payload_fn=payload,
+    )
 
 
 def storage_id(t: Any) -> int:
