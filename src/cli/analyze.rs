@@ -1,8 +1,9 @@
 //! `symalias analyze`: FORMATS.md §5 programs in, result documents out.
 
+use super::overlap::{file_name, write_svg};
 use super::{input, EXIT_BAD_INPUT};
 use crate::analysis::Analyzer;
-use crate::io::{parse_line, run_program, ProgramDoc};
+use crate::io::{parse_line, run_program, InputError, ProgramDoc};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -35,6 +36,10 @@ pub struct AnalyzeArgs {
     /// unproved when it is spent is guarded.
     #[arg(long, default_value_t = crate::overlap::ProofOptions::default().time_limit.as_millis() as u64)]
     pub time_limit_ms: u64,
+    /// Also draw each program's storage groups as SVG into this directory,
+    /// one file per group (`<line>-<id>-<storage>.svg`).
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<std::path::PathBuf>,
 }
 
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
@@ -47,6 +52,10 @@ pub fn run(args: AnalyzeArgs) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
+    if let Err(e) = super::overlap::svg_dir(args.svg.as_deref()) {
+        eprintln!("error: {e}");
+        return EXIT_BAD_INPUT;
+    }
     // One document, or one program per line.
     let (single, items) = input::documents(&bytes);
     let answer = |(lineno, item): &(usize, input::Line)| {
@@ -56,17 +65,26 @@ pub fn run(args: AnalyzeArgs) -> u8 {
         };
         let parsed = parse_line::<ProgramDoc>(*lineno, item);
         let id = parsed.id.clone();
-        let result = parsed.value.and_then(|p| {
-            let mut opts = crate::analysis::AnalyzerOptions {
-                max_intermediate_bases: args.max_intermediate_bases,
-                max_listed_pairs: args.max_listed_pairs,
-                ..Default::default()
-            };
-            opts.proof.time_limit = std::time::Duration::from_millis(args.time_limit_ms);
-            run_program(&p, &mut Analyzer::new(opts))
-                .map(|r| serde_json::to_value(r).expect("serialises"))
-                .map_err(|e| e.at(*lineno, id.as_deref()))
-        });
+        let result = parsed
+            .value
+            .and_then(|p| -> Result<serde_json::Value, InputError> {
+                let mut opts = crate::analysis::AnalyzerOptions {
+                    max_intermediate_bases: args.max_intermediate_bases,
+                    max_listed_pairs: args.max_listed_pairs,
+                    ..Default::default()
+                };
+                opts.proof.time_limit = std::time::Duration::from_millis(args.time_limit_ms);
+                let r = run_program(&p, &mut Analyzer::new(opts))?;
+                if let Some(dir) = &args.svg {
+                    for (storage, svg) in crate::picture::program_svgs(&p, &r)? {
+                        let stem =
+                            format!("{lineno:04}-{}-{}", file_name(&p.id), file_name(&storage));
+                        write_svg(dir, &stem, &svg)?;
+                    }
+                }
+                Ok(serde_json::to_value(r).expect("serialises"))
+            });
+        let result = result.map_err(|e| e.at(*lineno, id.as_deref()));
         (*lineno, id, result)
     };
     let results: Vec<_> = super::parallel(args.jobs, || items.par_iter().map(answer).collect());

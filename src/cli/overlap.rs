@@ -61,9 +61,12 @@ pub(super) fn write_picture(
     result: &crate::io::OverlapResult,
 ) -> Result<(), InputError> {
     let svg = crate::picture::overlap_svg(case, result)?;
-    let id: String = case
-        .id
-        .chars()
+    write_svg(dir, &format!("{lineno:04}-{}", file_name(&case.id)), &svg)
+}
+
+/// `text` kept to what a file name may hold.
+pub(super) fn file_name(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "._-".contains(c) {
                 c
@@ -72,10 +75,22 @@ pub(super) fn write_picture(
             }
         })
         .take(80)
-        .collect();
-    let path = dir.join(format!("{lineno:04}-{id}.svg"));
+        .collect()
+}
+
+/// Writes `svg` as `dir/<stem>.svg`; an error names the file.
+pub(super) fn write_svg(dir: &std::path::Path, stem: &str, svg: &str) -> Result<(), InputError> {
+    let path = dir.join(format!("{stem}.svg"));
     std::fs::write(&path, svg)
         .map_err(|e| InputError::field("--svg", format!("{}: {e}", path.display())))
+}
+
+/// Makes `--svg DIR` (when given); a message naming it when it cannot.
+pub(super) fn svg_dir(dir: Option<&std::path::Path>) -> Result<(), String> {
+    match dir {
+        Some(d) => std::fs::create_dir_all(d).map_err(|e| format!("--svg {}: {e}", d.display())),
+        None => Ok(()),
+    }
 }
 
 /// Runs `symalias overlap`; returns the exit code.
@@ -89,11 +104,9 @@ pub fn run(args: OverlapArgs) -> u8 {
     };
     // Every non-blank line is a case; a line that is not text is answered
     // with an error line, and the others still are.
-    if let Some(dir) = &args.svg {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("error: --svg {}: {e}", dir.display());
-            return EXIT_BAD_INPUT;
-        }
+    if let Err(e) = svg_dir(args.svg.as_deref()) {
+        eprintln!("error: {e}");
+        return EXIT_BAD_INPUT;
     }
     let items = input::lines(&bytes);
     let cases = items.len();

@@ -12,11 +12,14 @@
 //! Nothing here runs unless a picture is asked for.
 
 mod footprint;
+mod grid;
 mod svg;
 
 use std::collections::BTreeMap;
 
-use crate::io::{case_views_at, InputError, OverlapCase, OverlapResult};
+use crate::io::{
+    case_views_at, InputError, OverlapCase, OverlapResult, ProgramDoc, ProgramResult, TensorSpec,
+};
 
 /// The picture of `case` answered by `result`, as an SVG document. An error
 /// only when the case's views cannot be evaluated (the same error its
@@ -55,6 +58,50 @@ pub fn overlap_svg(case: &OverlapCase, result: &OverlapResult) -> Result<String,
         })
         .collect();
     Ok(svg::draw(&case.id, &sources, result, &panels))
+}
+
+/// The pictures of a program's storage groups (FORMATS §5 `overlap`): per
+/// group, its storage and its picture, the group drawn as the §3 case of
+/// its member inputs (named by source, else placeholder name, else
+/// `inputs[i]`).
+pub fn program_svgs(
+    doc: &ProgramDoc,
+    result: &ProgramResult,
+) -> Result<Vec<(String, String)>, InputError> {
+    result
+        .overlap
+        .iter()
+        .map(|g| {
+            let tensors = g
+                .inputs
+                .iter()
+                .filter_map(|&i| {
+                    let input = doc.inputs.get(i)?;
+                    let t = input.tensor.as_ref()?;
+                    let source = input
+                        .source
+                        .clone()
+                        .or_else(|| input.name.clone())
+                        .unwrap_or_else(|| format!("inputs[{i}]"));
+                    Some(TensorSpec {
+                        source: Some(source),
+                        sizes: t.sizes.clone(),
+                        strides: t.strides.clone(),
+                        storage_offset: t.storage_offset.clone(),
+                        itemsize: t.itemsize,
+                    })
+                })
+                .collect();
+            let case = OverlapCase {
+                id: format!("{} storage {}", doc.id, g.storage),
+                symbols: doc.symbols.clone(),
+                assumptions: doc.assumptions.clone(),
+                tensors,
+                expect: None,
+            };
+            Ok((g.storage.clone(), overlap_svg(&case, &g.result)?))
+        })
+        .collect()
 }
 
 fn hints(case: &OverlapCase) -> BTreeMap<String, i64> {

@@ -15,9 +15,9 @@ pub(super) struct Panel {
 }
 
 const WIDTH: f64 = 960.0;
-const LEFT: f64 = 190.0;
+pub(super) const LEFT: f64 = 190.0;
 const RIGHT: f64 = 20.0;
-const PLOT: f64 = WIDTH - LEFT - RIGHT;
+pub(super) const PLOT: f64 = WIDTH - LEFT - RIGHT;
 /// Lanes get at most this much height in all (then thinner lanes).
 const LANES_HEIGHT: f64 = 480.0;
 const LINE: f64 = 16.0;
@@ -25,7 +25,7 @@ const LINE: f64 = 16.0;
 const MARKS: usize = 100;
 /// Lines of notes drawn at most per kind (the rest counted).
 const NOTES: usize = 12;
-const PALETTE: [&str; 10] = [
+pub(super) const PALETTE: [&str; 10] = [
     "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
     "#86bcb6", "#8cd17d",
 ];
@@ -105,7 +105,7 @@ pub(super) fn draw(
     }
     write!(
         out,
-        ".sh{{fill:{RED}}}.tw{{fill:#000;fill-opacity:.55}}.ext{{fill-opacity:.35}}.w{{stroke:{RED};stroke-width:2}}.ax{{stroke:#555}}.t{{font-size:14px;font-weight:bold}}.h{{font-weight:bold}}.n{{fill:#222}}"
+        ".sh{{fill:{RED}}}.g{{fill-opacity:.5}}.tw{{fill:#000;fill-opacity:.55}}.ext{{fill-opacity:.35}}.w{{stroke:{RED};stroke-width:2}}.ax{{stroke:#555}}.t{{font-size:14px;font-weight:bold}}.h{{font-weight:bold}}.n{{fill:#222}}"
     )
     .unwrap();
     out.push_str("</style>");
@@ -224,6 +224,7 @@ fn draw_panel(
         );
         y += LINE;
     }
+    let mut marks = Vec::new();
     if panel.witnesses {
         let marked = result
             .pairs
@@ -234,17 +235,12 @@ fn draw_panel(
         }
         for p in marked.take(MARKS) {
             let Some(w) = &p.witness else { continue };
-            let x = scale.x(w.address) + scale.width(1) / 2.0;
             let (top, bottom) = (
                 lane_y[p.a].min(lane_y[p.b]),
                 lane_y[p.a].max(lane_y[p.b]) + lane,
             );
-            write!(
-                out,
-                r#"<line class="w" data-address="{}" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/>"#,
-                w.address
-            )
-            .unwrap();
+            witness(out, &scale, w.address, top, bottom);
+            marks.push(w.address);
             notes.push(format!(
                 "witness byte {}: {}{:?} and {}{:?}",
                 w.address, sources[p.a], w.index_a, sources[p.b], w.index_b
@@ -254,12 +250,16 @@ fn draw_panel(
             if let Some(w) = &s.witness {
                 let top = lane_y[s.tensor];
                 witness(out, &scale, w.address, top, top + lane);
+                marks.push(w.address);
                 notes.push(format!(
                     "witness byte {} of {} against itself: {:?} and {:?}",
                     w.address, sources[s.tensor], w.index_a, w.index_b
                 ));
             }
         }
+    }
+    if let Some(rows) = super::grid::layout(&panel.views, &feet, lo, hi) {
+        y = super::grid::draw(out, y + LINE, rows, hi, &feet, &both, &marks);
     }
     y + 4.0
 }
@@ -325,7 +325,7 @@ fn rects(out: &mut String, scale: &Scale, runs: &[(i64, i64)], y: f64, h: f64, c
     }
 }
 
-fn text(out: &mut String, x: f64, y: f64, class: &str, s: &str) {
+pub(super) fn text(out: &mut String, x: f64, y: f64, class: &str, s: &str) {
     write!(
         out,
         r#"<text class="{class}" x="{x:.1}" y="{y:.1}">{}</text>"#,
@@ -335,7 +335,7 @@ fn text(out: &mut String, x: f64, y: f64, class: &str, s: &str) {
 }
 
 /// A coordinate to a tenth of a pixel, without a trailing `.0`.
-fn num(x: f64) -> String {
+pub(super) fn num(x: f64) -> String {
     let t = format!("{x:.1}");
     t.strip_suffix(".0").map_or(t.clone(), str::to_string)
 }

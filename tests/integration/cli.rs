@@ -642,3 +642,28 @@ fn overlap_svg_draws_one_picture_per_case() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn analyze_svg_draws_each_storage_group_of_a_program() {
+    let dir = std::env::temp_dir().join(format!("symalias-analyze-svg-{}", std::process::id()));
+    let program = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/recompile-29.json"
+    ))
+    .unwrap();
+    let out = run(&["analyze", "--svg", dir.to_str().unwrap()], &program);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(files, ["0001-recompile-29-x.svg"]);
+    let svg = std::fs::read_to_string(dir.join(&files[0])).unwrap();
+    // The group at its hints, and at the counterexample that refutes it.
+    assert!(
+        svg.contains("at the hints: s0=20") && svg.contains("at the counterexample: s0=9"),
+        "{svg}"
+    );
+    assert!(svg.contains("witness byte 36"), "{svg}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
