@@ -357,12 +357,21 @@ impl PyGuard {
 
 /// The answer for one group of views of one storage (docs/FORMATS.md §3).
 #[pyclass(module = "symalias._native", name = "OverlapResult", frozen, eq)]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct PyOverlapResult {
     doc: symalias::io::OverlapResult,
     guards: Vec<PyGuard>,
     /// The case it answers, when known: what its picture draws.
     case: Option<std::sync::Arc<symalias::io::OverlapCase>>,
+}
+
+/// Two results are equal when their documents are: the case a result keeps
+/// for its picture is not part of the answer (a result restored from a
+/// pickle has none and equals the original).
+impl PartialEq for PyOverlapResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.doc == other.doc && self.guards == other.guards
+    }
 }
 
 impl PyOverlapResult {

@@ -145,6 +145,7 @@ fn draw_panel(
     let scale = Scale { lo, hi };
     // The axis: bytes, five ticks.
     y += 14.0;
+    let axis = y;
     write!(
         out,
         r#"<line class="ax" x1="{LEFT}" y1="{y}" x2="{}" y2="{y}"/>"#,
@@ -239,7 +240,7 @@ fn draw_panel(
                 lane_y[p.a].min(lane_y[p.b]),
                 lane_y[p.a].max(lane_y[p.b]) + lane,
             );
-            witness(out, &scale, w.address, top, bottom);
+            witness(out, &scale, w.address, axis, (top, bottom));
             marks.push(w.address);
             notes.push(format!(
                 "witness byte {}: {}{:?} and {}{:?}",
@@ -249,7 +250,7 @@ fn draw_panel(
         for s in &result.self_overlap {
             if let Some(w) = &s.witness {
                 let top = lane_y[s.tensor];
-                witness(out, &scale, w.address, top, top + lane);
+                witness(out, &scale, w.address, axis, (top, top + lane));
                 marks.push(w.address);
                 notes.push(format!(
                     "witness byte {} of {} against itself: {:?} and {:?}",
@@ -265,14 +266,13 @@ fn draw_panel(
 }
 
 /// The witness byte's mark: a line across the lanes `top..bottom` at the
-/// byte's middle and a dot above it.
-fn witness(out: &mut String, scale: &Scale, address: i64, top: f64, bottom: f64) {
+/// byte's middle and a dot on the byte axis (above every lane: it hides no
+/// footprint).
+fn witness(out: &mut String, scale: &Scale, address: i64, axis: f64, (top, bottom): (f64, f64)) {
     let x = scale.x(address) + scale.width(1) / 2.0;
     write!(
         out,
-        r#"<line class="w" data-address="{address}" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{bottom:.1}"/><circle class="sh" cx="{x:.1}" cy="{:.1}" r="3"/>"#,
-        top - 4.0,
-        top - 4.0
+        r#"<line class="w" data-address="{address}" x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}"/><circle class="sh" cx="{x:.1}" cy="{axis:.1}" r="3"/>"#,
     )
     .unwrap();
 }

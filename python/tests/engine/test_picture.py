@@ -167,6 +167,19 @@ def test_a_static_pair_shows_both_footprints_and_the_witness_byte() -> None:
     assert near(img, y, y, at(40), at(40), colours(svg)["sh"], 10)
     assert (img[int(y), at(20)] == 255).all()
     assert "witness byte 36: L[&apos;a&apos;][1, 0] and L[&apos;b&apos;][0, 0]" in svg
+    # The 2-D grid in rows of 36 bytes (the views' row stride): the witness
+    # dot in the cell of byte 36 -- row 1, column 0 -- and red there.
+    grid = ET.fromstring(svg).find(".//svg:g[@id='grid']", NS)
+    assert grid is not None and "rows of 36 bytes" in svg
+    (dot,) = grid.findall("svg:circle", NS)
+    frame = grid.find("svg:rect", NS)
+    assert frame is not None
+    cell_w = (PLOT_RIGHT - LEFT) / 36
+    cell_h = float(frame.get("height", 0)) / 5  # bytes 0..180: five rows
+    cx, cy = float(dot.get("cx", 0)), float(dot.get("cy", 0))
+    assert dot.get("data-address") == "36"
+    assert abs(cx - (LEFT + 0.5 * cell_w)) < 0.2 and abs(cy - (float(frame.get("y", 0)) + 1.5 * cell_h)) < 0.2
+    assert near(img, cy - 1, cy + 1, cx - 1, cx + 1, colours(svg)["sh"], 30)
 
 
 def test_a_symbolic_group_is_drawn_at_its_hints_and_at_its_counterexample() -> None:
