@@ -17,7 +17,7 @@ use symalias::analysis::{
 use symalias::guards::GuardKind;
 use symalias::io::{
     check_itemsize, concrete_view, load_layout, overlap_result_of, tensor_error, GuardDoc,
-    GuardKindDoc, InputError as EngineInputError, OverlapCase, SymbolSpec, TensorSpec,
+    GuardKindDoc, InputError as EngineInputError,
 };
 use symalias::layout::View;
 use symalias::overlap::Proof;
@@ -70,44 +70,6 @@ impl PyDecision {
             reason: String::new(),
             fast_path: false,
         }]
-    }
-
-    /// The group as the §3 case it was analysed as (for its picture).
-    fn case(&self) -> OverlapCase {
-        let symbols = self
-            .read
-            .decls
-            .iter()
-            .map(|(name, d)| {
-                let spec = SymbolSpec {
-                    hint: d.hint,
-                    min: d.min,
-                    max: d.max,
-                    source: d.source.clone(),
-                };
-                (name.clone(), spec)
-            })
-            .collect();
-        let tensors = self
-            .read
-            .tensors
-            .iter()
-            .zip(&self.names)
-            .map(|(t, name)| TensorSpec {
-                source: Some(name.clone()),
-                sizes: t.sizes.clone(),
-                strides: t.strides.clone(),
-                storage_offset: t.offset.clone(),
-                itemsize: t.itemsize,
-            })
-            .collect();
-        OverlapCase {
-            id: ID.into(),
-            symbols,
-            assumptions: Vec::new(),
-            tensors,
-            expect: None,
-        }
     }
 
     /// The §3 result document (made only when asked for).
@@ -185,13 +147,20 @@ impl PyDecision {
 
     /// The whole typed result (pairs, witnesses, guards), built natively.
     fn result(&self) -> PyResult<crate::results::PyOverlapResult> {
-        crate::results::PyOverlapResult::of_case(self.document(), self.case())
+        crate::results::PyOverlapResult::of_case(
+            self.document(),
+            crate::document::case_of(&self.read, &self.names, ID),
+        )
     }
 
     /// The picture of the group's memory (SVG text; see
     /// `OverlapResult.svg`), drawn only when asked for.
     fn svg(&self) -> PyResult<String> {
-        symalias::picture::overlap_svg(&self.case(), &self.document()).map_err(input_error)
+        symalias::picture::overlap_svg(
+            &crate::document::case_of(&self.read, &self.names, ID),
+            &self.document(),
+        )
+        .map_err(input_error)
     }
 }
 

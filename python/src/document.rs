@@ -4,13 +4,16 @@
 //! the engine's located error (`io::InputError`: the case's `id` and the
 //! field path, from `serde_path_to_error` over pythonize's `Depythonizer`),
 //! and a float JSON cannot carry (NaN, ±inf) is named as such, wherever it
-//! stands. A pickled `PartitionCheck` carries its guards as JSON text too
+//! stands. A decision's picture draws the group as the §3 case it was
+//! analysed as (`case_of`), made only when a picture is asked for. A pickled `PartitionCheck` carries its guards as JSON text too
 //! (`guards_text`, `guards_from_text`): the other document at this edge.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use serde::de::DeserializeOwned;
-use symalias::io::{parse_line, InputError};
+use symalias::io::{parse_line, InputError, OverlapCase, SymbolSpec, TensorSpec};
+
+use crate::symints::ReadGroup;
 
 /// A document, read from Python, and its `id` when it has one.
 pub(crate) struct Read<T> {
@@ -128,4 +131,42 @@ pub(crate) fn guards_text(guards: &[symalias::io::GuardDoc]) -> String {
 /// The guards of a pickled check's JSON text; the error names `field`.
 pub(crate) fn guards_from_text(text: &str, field: &str) -> PyResult<Vec<symalias::io::GuardDoc>> {
     serde_json::from_str(text).map_err(|e| crate::error::at_field(field, e))
+}
+
+/// A storage group as read from torch (`ReadGroup`), as the §3 case it was
+/// analysed as: the views named by `names`, the symbols with their hints,
+/// ranges and sources. Made only for a picture, never on a compile's path.
+pub(crate) fn case_of(read: &ReadGroup, names: &[String], id: &str) -> OverlapCase {
+    let symbols = read
+        .decls
+        .iter()
+        .map(|(name, d)| {
+            let spec = SymbolSpec {
+                hint: d.hint,
+                min: d.min,
+                max: d.max,
+                source: d.source.clone(),
+            };
+            (name.clone(), spec)
+        })
+        .collect();
+    let tensors = read
+        .tensors
+        .iter()
+        .zip(names)
+        .map(|(t, name)| TensorSpec {
+            source: Some(name.clone()),
+            sizes: t.sizes.clone(),
+            strides: t.strides.clone(),
+            storage_offset: t.offset.clone(),
+            itemsize: t.itemsize,
+        })
+        .collect();
+    OverlapCase {
+        id: id.into(),
+        symbols,
+        assumptions: Vec::new(),
+        tensors,
+        expect: None,
+    }
 }
