@@ -170,9 +170,9 @@ fn analyze(
         if let Some(m) = max_intermediate_bases {
             opts.max_intermediate_bases = m;
         }
-        run_program(&doc, &mut Analyzer::new(opts))
+        run_program(&doc, &mut Analyzer::new(opts)).map(|r| (doc, r))
     })?;
-    PyProgramResult::new(doc)
+    PyProgramResult::of_program(doc.0, doc.1)
 }
 
 /// Simplifies one expression case (FORMATS.md §4: JSON text or Python

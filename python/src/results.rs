@@ -17,7 +17,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use std::collections::BTreeMap;
 use std::fmt::Display;
-use symalias::io::{GuardDoc, OutcomeDoc, PairDoc, SelfOverlapResult, WitnessDoc};
+use std::sync::Arc;
+use symalias::io::{GuardDoc, OutcomeDoc, PairDoc, ProgramDoc, SelfOverlapResult, WitnessDoc};
 
 /// A Python tuple of `xs`.
 fn tuple<'py, T, I>(py: Python<'py>, xs: I) -> PyResult<Bound<'py, PyTuple>>
@@ -523,7 +524,7 @@ impl PyOverlapResult {
 
 /// The result document of `analyze` (docs/FORMATS.md §5).
 #[pyclass(module = "symalias._native", name = "ProgramResult", frozen, eq)]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct PyProgramResult {
     /// The document's text, as the CLI prints it.
     json: String,
@@ -533,9 +534,31 @@ pub struct PyProgramResult {
     guard_docs: Vec<GuardDoc>,
     symbols: BTreeMap<String, String>,
     guards: Vec<PyGuard>,
+    /// The program and its typed result, when known: what its pictures
+    /// draw.
+    program: Option<Arc<(ProgramDoc, symalias::io::ProgramResult)>>,
+}
+
+/// Two results are equal when their documents are: the program a result
+/// keeps for its pictures is not part of the answer.
+impl PartialEq for PyProgramResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.json == other.json
+    }
 }
 
 impl PyProgramResult {
+    /// The typed result of `program`'s result document (it can draw its
+    /// storage groups).
+    pub(crate) fn of_program(
+        program: ProgramDoc,
+        doc: symalias::io::ProgramResult,
+    ) -> PyResult<Self> {
+        let mut r = Self::new(doc.clone())?;
+        r.program = Some(Arc::new((program, doc)));
+        Ok(r)
+    }
+
     /// The typed result of a result document, built from the document
     /// itself (its guards and symbols moved, the rest as the getters'
     /// values; its text printed once, for `json()` and pickling).
@@ -548,6 +571,7 @@ impl PyProgramResult {
             guard_docs: doc.guards,
             symbols: doc.symbols,
             guards,
+            program: None,
         })
     }
 
@@ -570,6 +594,7 @@ impl PyProgramResult {
             guard_docs: part.guards,
             symbols: part.symbols,
             guards,
+            program: None,
         })
     }
 
@@ -594,6 +619,31 @@ impl PyProgramResult {
 
 #[pymethods]
 impl PyProgramResult {
+    /// The pictures of the program's storage groups (SVG text by storage,
+    /// as `OverlapResult.svg` draws a case); None when the result was not
+    /// made from a program (read from a document).
+    fn svgs(&self) -> PyResult<Option<BTreeMap<String, String>>> {
+        self.program
+            .as_deref()
+            .map(|(p, r)| symalias::picture::program_svgs(p, r).map(|v| v.into_iter().collect()))
+            .transpose()
+            .map_err(error::located)
+    }
+
+    /// What a notebook shows: each storage group's picture under its name.
+    fn _repr_html_(&self) -> PyResult<Option<String>> {
+        Ok(self.svgs()?.filter(|s| !s.is_empty()).map(|svgs| {
+            svgs.iter()
+                .map(|(storage, svg)| {
+                    format!(
+                        "<div><p>storage <code>{}</code></p>{svg}</div>",
+                        html_text(storage)
+                    )
+                })
+                .collect()
+        }))
+    }
+
     /// The program's id.
     #[getter]
     fn id(&self) -> &str {
@@ -764,4 +814,11 @@ impl PyOutcome {
             opt_repr(py, &self.reason)?
         ))
     }
+}
+
+/// `s` as HTML text.
+fn html_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }

@@ -190,6 +190,10 @@ class OverlapResult:
 class ProgramResult:
     """The result document of ``analyze`` (FORMATS.md §5)."""
 
+    def svgs(self) -> dict[str, str] | None:
+        """The pictures of the program's storage groups (SVG text by
+        storage); None when the result was not made from a program."""
+    def _repr_html_(self) -> str | None: ...
     @property
     def id(self) -> str: ...
     @property

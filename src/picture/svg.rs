@@ -195,6 +195,10 @@ fn draw_panel(
         write!(out, r#"<g id="l{i}">"#).unwrap();
         rects(out, &scale, &f.runs, y, lane, &class);
         rects(out, &scale, &f.twice, y, lane, "tw");
+        if f.runs.is_empty() {
+            // A view of no elements (a size of 0 at these shapes).
+            text(out, LEFT + 4.0, y + lane - 3.0, "n", "no bytes");
+        }
         out.push_str("</g>");
         if labelled {
             text(out, 10.0, y + lane - 3.0, "n", &clip(&sources[i], 28));

@@ -192,6 +192,9 @@ def wrap_check_alias_and_mutation(orig: Callable[..., Any]) -> Callable[..., Any
             (input_input, input_output, output_output), mutated = found
             if not input_input or input_output or output_output or mutated:
                 raise
+            values = list(inputs_fake)
+            names = [f"{name} input {i}" for i in range(len(values))]
+            _trace.hop_inputs(values, names, shared_groups(values), set(), None)
             with lock:
                 stats.hop_shared_inputs += 1
             return None

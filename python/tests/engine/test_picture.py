@@ -6,6 +6,8 @@ for large groups."""
 from __future__ import annotations
 
 import io
+import pathlib
+import pickle
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -107,6 +109,11 @@ def check_footprints(svg: str, img: np.ndarray, n: int, sample: range | None = N
     views = [g for g in lanes(svg) if g.get("id") != "shared"]
     assert len(views) % n == 0 and views, len(views)
     for g in views if sample is None else [views[i] for i in sample]:
+        if g.find("svg:rect", NS) is None:
+            # A view of no elements at the panel's shapes: said, not drawn.
+            text = g.find("svg:text", NS)
+            assert text is not None and text.text == "no bytes"
+            continue
         name, y, h = lane(g)
         k = int(name)
         cls = f"v{k % 10}"
@@ -261,3 +268,23 @@ def test_a_result_read_from_a_document_has_no_picture() -> None:
     assert r.svg() is not None
     gs = s.GuardSet(r)
     assert len(gs) == 0
+
+
+def test_a_program_draws_each_storage_group() -> None:
+    # The recompile example: x's two views, refuted for some shapes.
+    program = (pathlib.Path(__file__).parents[3] / "examples" / "recompile-29.json").read_text()
+    r = s.analyze(program)
+    svgs = r.svgs()
+    assert svgs is not None and list(svgs) == ["x"]
+    svg = svgs["x"]
+    img = raster(svg)
+    check_canvas(svg, img)
+    check_footprints(svg, img, 3)
+    # At the counterexample (s0=9) the third view has no elements.
+    assert len(re.findall(r'<g id="l2"><text[^>]*>no bytes</text></g>', svg)) == 1
+    assert "at the hints: s0=20" in svg and "at the counterexample: s0=9" in svg
+    html = r._repr_html_()
+    assert html is not None and svg in html and "<code>x</code>" in html
+    # The answer alone (read back from its text) has no program to draw.
+    back = pickle.loads(pickle.dumps(r))
+    assert back == r and back.svgs() is None and back._repr_html_() is None

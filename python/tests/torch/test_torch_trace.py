@@ -162,3 +162,22 @@ def test_higher_order_op_inputs_appear_with_their_pictures(fresh_torch, captured
     assert texts and "accepted: no written input may share a byte with another" in texts[0], captured
     pictures = [p for n, p in captured if n == "symalias_hop_inputs_memory_map"]
     assert pictures and all(p.startswith("<svg") for p in pictures)
+
+
+def test_a_loop_reading_a_captured_chunk_appears_too(fresh_torch, captured):
+    # The functionalized check (``_check_alias_and_mutation``): the loop's
+    # carried chunk and its captured one share a storage, nothing is written.
+    from torch._higher_order_ops.while_loop import while_loop
+
+    def f(t):
+        q, k = t.chunk(2)
+        return while_loop(lambda i, q: i < 3, lambda i, q: (i + 1, q * 2 + k), (torch.tensor(0), q))[1]
+
+    st.install()
+    t = torch.randn(4, 3)
+    assert torch.equal(torch.compile(f, backend="aot_eager")(t), f(t))
+    texts = [p for n, p in captured if n == "symalias_hop_inputs"]
+    assert any(t.startswith("higher-order op") and "cond_fn input 1, cond_fn input 2" in t for t in texts), texts
+    assert all("accepted: no written input" in t for t in texts), texts
+    pictures = [p for n, p in captured if n == "symalias_hop_inputs_memory_map"]
+    assert pictures and all(p.startswith("<svg") for p in pictures)
