@@ -80,8 +80,9 @@ def installed() -> bool:
 
 def install() -> None:
     """Puts symalias in place of AOTAutograd's overlap analysis and keys
-    AOTAutograd's cache on its decision (idempotent). Raises ``HookError``
-    when a hook point moved in this torch version."""
+    AOTAutograd's cache on its decision (idempotent). Frames compiled before
+    (by stock torch) are forgotten, so each compiles again with symalias.
+    Raises ``HookError`` when a hook point moved in this torch version."""
     with lock:
         if saved_hooks:
             return
@@ -102,6 +103,7 @@ def install() -> None:
             fn = raw.__func__ if h.static or h.cls else getattr(owner, h.attr)
             new = WRAPPERS[h](fn)
             setattr(owner, h.attr, staticmethod(new) if h.static else classmethod(new) if h.cls else new)
+        _torch.forget_compiled_frames()
 
 
 def features() -> dict[str, bool]:

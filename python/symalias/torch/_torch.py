@@ -64,6 +64,13 @@ __all__ = [
 ]
 
 
+def forget_compiled_frames() -> None:
+    """Drops Dynamo's compiled code (``torch._dynamo.reset``): a frame
+    compiled before ``install()`` carries stock's decision and none of
+    symalias's checks, and would otherwise be run again as it is."""
+    torch._dynamo.reset()
+
+
 class HookError(RuntimeError):
     """A torch hook point symalias needs is missing or changed shape."""
 

@@ -285,3 +285,21 @@ def test_the_gateway_scan_finds_a_private_read_added_elsewhere(line):
     own = _own_names()
     assert private_torch_reads(line, own) != []
     assert private_torch_reads("c._held.close()\nfrom . import _state\nx = _state.lock", own) == []
+
+
+def test_a_frame_compiled_before_install_compiles_again(fresh_torch):
+    """Stock torch compiled this frame wrong (B0: it calls the column block
+    and the row inside it disjoint); after ``install()`` the same compiled
+    function is compiled again, with symalias, and equals eager."""
+
+    def fn(a, b):
+        a.add_(1)
+        return b * 2
+
+    compiled = torch.compile(fn, backend="aot_eager")
+    m = torch.zeros(4, 4)
+    assert compiled(m[:, :2], m[1:2, :2]).tolist() == [[0.0, 0.0]]  # stock: wrong
+    st.install()
+    m = torch.zeros(4, 4)
+    assert compiled(m[:, :2], m[1:2, :2]).tolist() == [[2.0, 2.0]]  # eager's answer
+    assert st.stats.decisions == 1
