@@ -67,18 +67,23 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("views", nargs="*", type=int, default=[100, 300])
     p.add_argument("--backend", default="aot_eager")
+    p.add_argument(
+        "--installed-only", action="store_true", help="symalias's rows only (to compare two symalias builds)"
+    )
     args = p.parse_args()
     torch.compiler.config.force_disable_caches = True
     print(f"torch {torch.__version__}, backend {args.backend}, dynamic=True")
     print(f"{'views':>6} {'':>9} {'compile+run s':>14} {'in decision s':>14} {'engine s':>9} {'2nd call s':>11} right")
     for n in args.views:
         rows = {}
-        for installed in (False, True):
+        for installed in (True,) if args.installed_only else (False, True):
             rows[installed] = run(n, installed, args.backend)
             first, spent, second, ok, engine = rows[installed]
             name = "symalias" if installed else "stock"
             eng = f"{engine:>9.4f}" if installed else f"{'':>9}"
             print(f"{n:>6} {name:>9} {first:>14.3f} {spent:>14.4f} {eng} {second:>11.4f} {ok}")
+        if args.installed_only:
+            continue
         print(
             f"{n:>6} {'ratio':>9} {rows[False][0] / rows[True][0]:>13.1f}x "
             f"{rows[False][1] / max(rows[True][1], 1e-9):>13.0f}x"
