@@ -46,6 +46,12 @@
 
 #![warn(missing_docs)]
 
+/// The README's and the guide's Rust blocks, run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+#[doc = include_str!("../docs/rust.md")]
+pub struct GuideExamples;
+
 /// Declares an item the integration tests, benches and fuzz targets reach
 /// into but an embedder does not: `pub` (and hidden from the docs) with the
 /// `internals` feature, which carries no stability promise and is off by

@@ -73,12 +73,18 @@ fn build_and_run(example: Example<'_>) -> String {
         "the library does not build"
     );
     assert!(lib_dir.join("libsymalias_capi.so").exists(), "{lib_dir:?}");
-    let out = std::env::temp_dir().join(format!("symalias-{source}-{}", std::process::id()));
+    let src = if Path::new(source).is_absolute() {
+        PathBuf::from(source)
+    } else {
+        crate_dir.join("examples").join(source)
+    };
+    let name = src.file_name().unwrap().to_string_lossy().into_owned();
+    let out = std::env::temp_dir().join(format!("symalias-{name}-{}", std::process::id()));
     let compiler = std::env::var(compiler_var).unwrap_or_else(|_| default.into());
     let status = Command::new(&compiler)
         .args([&format!("-std={std}"), "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(crate_dir.join("include"))
-        .arg(crate_dir.join("examples").join(source))
+        .arg(&src)
         .arg("-L")
         .arg(&lib_dir)
         .arg("-lsymalias_capi")
@@ -250,4 +256,61 @@ fn the_cpp_pass_answers_the_golden_pairs_as_the_rust_api() {
         answers.len() == 3 && answers.values().sum::<i32>() >= 150,
         "{answers:?}"
     );
+}
+
+/// The guide's and the README's `c` blocks: each, inside a `main` with
+/// `<stdint.h>`, `<stdio.h>` and `"symalias.h"` included, builds
+/// warning-free, runs without a leak, and prints the `text` block that
+/// follows it on its page.
+#[test]
+fn the_guides_c_blocks_build_and_print_what_the_page_says() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut built = 0;
+    for page in ["README.md", "docs/c.md"] {
+        let text = std::fs::read_to_string(root.join(page)).unwrap();
+        for (k, (code, shown)) in c_blocks(&text).into_iter().enumerate() {
+            let src = std::env::temp_dir().join(format!(
+                "symalias-guide-{}-{k}-{}.c",
+                page.replace('/', "-"),
+                std::process::id()
+            ));
+            let program = format!(
+                "#include <stdint.h>\n#include <stdio.h>\n#include \"symalias.h\"\n\nint main(void) {{\n{code}  return 0;\n}}\n"
+            );
+            std::fs::write(&src, program).unwrap();
+            let stdout = build_and_run(c11(src.to_str().unwrap()));
+            let _ = std::fs::remove_file(&src);
+            if let Some(shown) = shown {
+                assert_eq!(stdout.trim_end(), shown.trim_end(), "{page} block {k}");
+            }
+            built += 1;
+        }
+    }
+    assert!(built >= 1, "no c block found");
+}
+
+/// A page's ```` ```c ```` blocks, each with the ```` ```text ```` block
+/// right after it (blank lines between), if any.
+fn c_blocks(text: &str) -> Vec<(String, Option<String>)> {
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some(lang) = line.strip_prefix("```") {
+            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+            blocks.push((lang.trim().to_string(), body.join("\n") + "\n"));
+        } else if !line.trim().is_empty() {
+            blocks.push(("".into(), String::new()));
+        }
+    }
+    let mut out = Vec::new();
+    for (i, (lang, body)) in blocks.iter().enumerate() {
+        if lang == "c" {
+            let shown = blocks
+                .get(i + 1)
+                .filter(|(l, _)| l == "text")
+                .map(|(_, b)| b.clone());
+            out.push((body.clone(), shown));
+        }
+    }
+    out
 }

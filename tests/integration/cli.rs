@@ -338,7 +338,7 @@ fn write_tmp(name: &str, v: &serde_json::Value) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// The README's example: #29 compiled, then four later calls.
+/// The guide's example (docs/cli.md): #29 compiled, then four later calls.
 #[test]
 fn check_guards_example_of_the_readme() {
     let dir = env!("CARGO_MANIFEST_DIR");

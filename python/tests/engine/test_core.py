@@ -4,16 +4,15 @@ import copy
 import importlib.metadata
 import itertools
 import json
-import os
 import pathlib
 import pickle
 import re
-import shutil
 import subprocess
 import threading
 import time
 
 import pytest
+from binary import cli
 
 import symalias
 from symalias import Symbol, TensorLayout
@@ -28,19 +27,6 @@ def footprint(sizes, strides, offset, itemsize=1):
         e = offset + sum(i * s for i, s in zip(idx, strides))
         out.update(range(e * itemsize, (e + 1) * itemsize))
     return out
-
-
-def cli():
-    """The newest built ``symalias`` binary (CI: the debug one ``cargo test``
-    built; a stale one of the other profile is not picked)."""
-    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    built = [p for p in (target / "release" / "symalias", target / "debug" / "symalias") if p.exists()]
-    if built:
-        return str(max(built, key=lambda p: p.stat().st_mtime))
-    found = shutil.which("symalias")
-    if found is None:
-        pytest.skip("the symalias binary is not built (cargo build --release)")
-    return found
 
 
 def test_b0_overlap_is_found_with_a_real_witness():

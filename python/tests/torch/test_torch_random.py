@@ -4,7 +4,7 @@ script). A fixed smoke set of seeds runs here, caches on; the issue-32
 frames that the generator found are checked by name.
 
 Frames where stock torch 2.15 fails the same way are torch's bugs, listed
-in ``KNOWN_TORCH`` with what fails (README, "Random frames")."""
+in ``KNOWN_TORCH`` with what fails (docs/testing.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The torch releases symalias.torch supports (issue 51): ``install()``
-succeeds, ``features()`` names what runs, and the README's table says the
+succeeds, ``features()`` names what runs, and the guide's table (docs/torch/turning-on.md) says the
 same for the release this suite runs on (``.ci/releases`` runs this file on
 2.11-2.14, the full suite runs on 2.15)."""
 
@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 import symalias.torch as st
 from symalias.torch import _torch
 
-README = pathlib.Path(__file__).resolve().parents[3] / "README.md"
+TABLE_PAGE = pathlib.Path(__file__).resolve().parents[3] / "docs" / "torch" / "turning-on.md"
 
 
 def release() -> str:
@@ -22,7 +22,7 @@ def release() -> str:
 
 
 def readme_table() -> dict[str, dict[str, bool]]:
-    text = README.read_text()
+    text = TABLE_PAGE.read_text()
     start = text.index("<!-- releases:")
     lines = []
     for ln in text[start:].splitlines()[1:]:
@@ -56,7 +56,7 @@ def test_install_succeeds_and_features_name_what_runs():
 def test_the_readme_table_matches_this_release():
     table = readme_table()
     assert set(table) == {"2.11", "2.12", "2.13", "2.14", "2.15"}
-    assert release() in table, f"torch {torch.__version__} is not in the README's table"
+    assert release() in table, f"torch {torch.__version__} is not in the guide's table"
     assert table[release()] == st.features()
     # Newer releases never run fewer features.
     order = sorted(table, key=lambda r: tuple(map(int, r.split("."))))
