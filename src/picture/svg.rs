@@ -54,21 +54,7 @@ pub(super) fn draw(
     }
     // The guards and what the lanes cannot say.
     y += LINE;
-    for (k, note) in notes.iter().enumerate() {
-        if k == NOTES {
-            text(
-                &mut body,
-                10.0,
-                y,
-                "n",
-                &format!("… and {} more", notes.len() - NOTES),
-            );
-            y += LINE;
-            break;
-        }
-        text(&mut body, 10.0, y, "n", note);
-        y += LINE;
-    }
+    y = lines(&mut body, y, 10.0, &notes);
     let guards = &result.guards;
     text(
         &mut body,
@@ -78,20 +64,8 @@ pub(super) fn draw(
         &format!("guards: {}", guards.len()),
     );
     y += LINE;
-    for g in guards.iter().take(NOTES) {
-        text(&mut body, 20.0, y, "n", &guard_line(g));
-        y += LINE;
-    }
-    if guards.len() > NOTES {
-        text(
-            &mut body,
-            20.0,
-            y,
-            "n",
-            &format!("… and {} more", guards.len() - NOTES),
-        );
-        y += LINE;
-    }
+    let guard_lines: Vec<String> = guards.iter().map(guard_line).collect();
+    y = lines(&mut body, y, 20.0, &guard_lines);
     let height = (y + 8.0).ceil();
     let mut out = String::with_capacity(body.len() + 1024);
     write!(
@@ -373,6 +347,26 @@ fn escape(s: &str) -> String {
     out
 }
 
+/// Up to `NOTES` lines of text from `y` on at `x`, then "… and N more"
+/// when there are more; the `y` after them.
+fn lines(out: &mut String, mut y: f64, x: f64, items: &[String]) -> f64 {
+    for item in items.iter().take(NOTES) {
+        text(out, x, y, "n", item);
+        y += LINE;
+    }
+    if items.len() > NOTES {
+        text(
+            out,
+            x,
+            y,
+            "n",
+            &format!("… and {} more", items.len() - NOTES),
+        );
+        y += LINE;
+    }
+    y
+}
+
 /// A guard on one line.
 fn guard_line(g: &GuardDoc) -> String {
     match &g.kind {
@@ -387,5 +381,27 @@ fn guard_line(g: &GuardDoc) -> String {
             non_overlapping.join(", ")
         ),
         kind => serde_json::to_string(kind).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lists_stop_at_notes_and_say_how_many_more() {
+        let items: Vec<String> = (0..NOTES + 3).map(|k| format!("item {k}")).collect();
+        let mut out = String::new();
+        let y = lines(&mut out, 100.0, 10.0, &items);
+        assert_eq!(out.matches("<text").count(), NOTES + 1);
+        assert!(out.contains(&format!("item {}", NOTES - 1)));
+        assert!(!out.contains(&format!("item {NOTES}")));
+        assert!(out.contains("… and 3 more"));
+        assert_eq!(y, 100.0 + (NOTES + 1) as f64 * LINE);
+        // A short list: every item, no tail.
+        let mut short = String::new();
+        let y = lines(&mut short, 0.0, 10.0, &items[..2]);
+        assert_eq!((short.matches("<text").count(), y), (2, 2.0 * LINE));
+        assert!(!short.contains("more"));
     }
 }
