@@ -459,31 +459,20 @@ fn past_its_time_limit_a_subset_conflict_is_unknown_and_says_so() {
         // The same two views as subsets of a buffer of unit strides.
         let env = symalias_case_new();
         let unit = CStrs::new(&["1", "1", "1"]);
-        let (wo, ws, wt) = (
-            CStrs::new(&["0", "0", "0"]),
-            CStrs::new(&["1049", "1049", "1049"]),
-            CStrs::new(&["36674", "61119", "85569"]),
-        );
-        let (ro, rs, rt) = (
-            CStrs::new(&["64023025", "0", "0"]),
-            CStrs::new(&["1049", "1049", "1"]),
-            CStrs::new(&["12223", "12224", "1"]),
-        );
-        let write = SymaliasSubset {
-            rank: 3,
-            offsets: wo.ptrs.as_ptr(),
-            sizes: ws.ptrs.as_ptr(),
-            strides: wt.ptrs.as_ptr(),
-        };
-        let read = SymaliasSubset {
-            rank: 3,
-            offsets: ro.ptrs.as_ptr(),
-            sizes: rs.ptrs.as_ptr(),
-            strides: rt.ptrs.as_ptr(),
-        };
+        let write = Subset::new([
+            &["0", "0", "0"],
+            &["1049", "1049", "1049"],
+            &["36674", "61119", "85569"],
+        ]);
+        let read = Subset::new([
+            &["64023025", "0", "0"],
+            &["1049", "1049", "1"],
+            &["12223", "12224", "1"],
+        ]);
+        // The C structs point into `write` and `read`, which outlive them.
+        let (w, r) = (write.c(), read.c());
         let mut out = SymaliasAnswer::SymaliasDisjoint;
-        let status =
-            symalias_subset_conflict(env, 3, unit.ptrs.as_ptr(), 1, &write, &read, 1, &mut out);
+        let status = symalias_subset_conflict(env, 3, unit.ptrs.as_ptr(), 1, &w, &r, 1, &mut out);
         assert_eq!(
             status,
             SymaliasStatus::SymaliasTimeLimit,
@@ -491,8 +480,7 @@ fn past_its_time_limit_a_subset_conflict_is_unknown_and_says_so() {
             last_error()
         );
         assert_eq!(out, SymaliasAnswer::SymaliasUnknown);
-        let status =
-            symalias_subset_conflict(env, 3, unit.ptrs.as_ptr(), 1, &write, &read, 0, &mut out);
+        let status = symalias_subset_conflict(env, 3, unit.ptrs.as_ptr(), 1, &w, &r, 0, &mut out);
         assert_eq!(status, SymaliasStatus::SymaliasOk, "{}", last_error());
         assert_eq!(out, SymaliasAnswer::SymaliasDisjoint);
         symalias_case_free(env);
