@@ -5,7 +5,8 @@
 //! field path, from `serde_path_to_error` over pythonize's `Depythonizer`),
 //! and a float JSON cannot carry (NaN, ±inf) is named as such, wherever it
 //! stands. A decision's picture draws the group as the §3 case it was
-//! analysed as (`case_of`), made only when a picture is asked for. A pickled `PartitionCheck` carries its guards as JSON text too
+//! analysed as (`case_of`), made only when a picture is asked for. A
+//! pickled `PartitionCheck` carries its guards as JSON text too
 //! (`guards_text`, `guards_from_text`): the other document at this edge.
 
 use pyo3::prelude::*;

@@ -371,7 +371,8 @@ pub struct PyOverlapResult {
 /// pickle has none and equals the original).
 impl PartialEq for PyOverlapResult {
     fn eq(&self, other: &Self) -> bool {
-        self.doc == other.doc && self.guards == other.guards
+        // The guards are made from the document's.
+        self.doc == other.doc
     }
 }
 
@@ -630,18 +631,14 @@ impl PyProgramResult {
             .map_err(error::located)
     }
 
-    /// What a notebook shows: each storage group's picture under its name.
+    /// What a notebook shows: each storage group's picture under its name
+    /// (None as for `svgs`, or when no group was asked).
     fn _repr_html_(&self) -> PyResult<Option<String>> {
-        Ok(self.svgs()?.filter(|s| !s.is_empty()).map(|svgs| {
-            svgs.iter()
-                .map(|(storage, svg)| {
-                    format!(
-                        "<div><p>storage <code>{}</code></p>{svg}</div>",
-                        html_text(storage)
-                    )
-                })
-                .collect()
-        }))
+        let Some((p, r)) = self.program.as_deref() else {
+            return Ok(None);
+        };
+        let html = symalias::picture::program_html(p, r).map_err(error::located)?;
+        Ok((!html.is_empty()).then_some(html))
     }
 
     /// The program's id.
@@ -814,11 +811,4 @@ impl PyOutcome {
             opt_repr(py, &self.reason)?
         ))
     }
-}
-
-/// `s` as HTML text.
-fn html_text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

@@ -104,6 +104,21 @@ pub fn program_svgs(
         .collect()
 }
 
+/// The pictures of a program's storage groups (`program_svgs`) as one
+/// HTML fragment, each under its storage's name: what a notebook shows.
+/// Empty when no group was asked.
+pub fn program_html(doc: &ProgramDoc, result: &ProgramResult) -> Result<String, InputError> {
+    Ok(program_svgs(doc, result)?
+        .into_iter()
+        .map(|(storage, svg)| {
+            format!(
+                "<div><p>storage <code>{}</code></p>{svg}</div>",
+                svg::escape(&storage)
+            )
+        })
+        .collect())
+}
+
 fn hints(case: &OverlapCase) -> BTreeMap<String, i64> {
     case.symbols
         .iter()

@@ -331,7 +331,9 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-fn escape(s: &str) -> String {
+/// `s` as XML text (also HTML's): markup characters escaped, control
+/// characters blanked.
+pub(super) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

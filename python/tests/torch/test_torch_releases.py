@@ -1,7 +1,8 @@
 """The torch releases symalias.torch supports (issue 51): ``install()``
-succeeds, ``features()`` names what runs, and the guide's table (docs/torch/turning-on.md) says the
-same for the release this suite runs on (``.ci/releases`` runs this file on
-2.11-2.14, the full suite runs on 2.15)."""
+succeeds, ``features()`` names what runs, and the guide's table
+(docs/torch/turning-on.md) says the same for the release this suite runs
+on (``.ci/releases`` runs this file on 2.11-2.14, the full suite runs on
+2.15)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def release() -> str:
     return ".".join(torch.__version__.split("+")[0].split(".")[:2])
 
 
-def readme_table() -> dict[str, dict[str, bool]]:
+def guide_table() -> dict[str, dict[str, bool]]:
     text = TABLE_PAGE.read_text()
     start = text.index("<!-- releases:")
     lines = []
@@ -53,8 +54,8 @@ def test_install_succeeds_and_features_name_what_runs():
         st.uninstall()
 
 
-def test_the_readme_table_matches_this_release():
-    table = readme_table()
+def test_the_guide_table_matches_this_release():
+    table = guide_table()
     assert set(table) == {"2.11", "2.12", "2.13", "2.14", "2.15"}
     assert release() in table, f"torch {torch.__version__} is not in the guide's table"
     assert table[release()] == st.features()
