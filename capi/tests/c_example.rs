@@ -79,7 +79,11 @@ fn build_and_run(example: Example<'_>) -> String {
         crate_dir.join("examples").join(source)
     };
     let name = src.file_name().unwrap().to_string_lossy().into_owned();
-    let out = std::env::temp_dir().join(format!("symalias-{name}-{}", std::process::id()));
+    // One file per build: two tests build the same example at once (one
+    // writing it while the other runs it gave "Text file busy").
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let nth = BUILDS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let out = std::env::temp_dir().join(format!("symalias-{name}-{}-{nth}", std::process::id()));
     let compiler = std::env::var(compiler_var).unwrap_or_else(|_| default.into());
     let status = Command::new(&compiler)
         .args([&format!("-std={std}"), "-Wall", "-Wextra", "-Werror", "-I"])

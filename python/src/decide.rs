@@ -128,6 +128,14 @@ impl PyDecision {
         self.symbolic
     }
 
+    /// The time limit (the wall-clock backstop) stopped some of the work:
+    /// still sound, but an idler machine may decide more. False: the
+    /// decision is a function of the tensors' layouts and the options.
+    #[getter]
+    fn time_limit_hit(&self) -> bool {
+        self.report.time_limit_hit
+    }
+
     /// Each tensor's storage offset when it is an integer, else None.
     #[getter]
     fn offsets(&self) -> Vec<Option<i64>> {

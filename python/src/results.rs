@@ -465,6 +465,14 @@ impl PyOverlapResult {
         self.doc.pairs_left_out
     }
 
+    /// The time limit (the wall-clock backstop) stopped some of the work:
+    /// still sound, but an idler machine may decide more. False: the answer
+    /// is a function of the case and the options alone.
+    #[getter]
+    fn time_limit_hit(&self) -> bool {
+        self.doc.time_limit_hit
+    }
+
     /// An allowed shape at which the classification changes, when refuted.
     #[getter]
     fn counterexample(&self) -> Option<BTreeMap<String, i64>> {

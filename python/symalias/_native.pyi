@@ -169,6 +169,11 @@ class OverlapResult:
     @property
     def pairs_left_out(self) -> int: ...
     @property
+    def time_limit_hit(self) -> bool:
+        """The time limit (the wall-clock backstop) stopped some of the work:
+        still sound, but an idler machine may decide more. False: the answer
+        is a function of the case and the options alone."""
+    @property
     def counterexample(self) -> dict[str, int] | None: ...
     @property
     def symbols(self) -> dict[str, str]:
@@ -464,6 +469,11 @@ class Decision:
     @property
     def symbolic(self) -> bool:
         """Some size, stride or offset was a SymInt."""
+    @property
+    def time_limit_hit(self) -> bool:
+        """The time limit (the wall-clock backstop) stopped some of the work:
+        still sound, but an idler machine may decide more. False: the
+        decision is a function of the tensors' layouts and the options."""
     @property
     def offsets(self) -> list[int | None]:
         """Each tensor's storage offset when it is an integer."""

@@ -37,13 +37,14 @@
 //! assert_eq!(solver.check(&q), Answer::Unsat);
 //! ```
 
+pub mod clock;
 mod lower;
 mod term;
 mod watchdog;
 mod worker;
 
 pub use term::{Cmp, Formula, Term};
-pub use worker::{abandoned_workers, GRACE, MAX_ABANDONED};
+pub use worker::{abandoned_workers, Reuse, GRACE, MAX_ABANDONED};
 pub use z3;
 
 use hashbrown::HashMap;
@@ -185,6 +186,9 @@ pub struct Stats {
 #[derive(Debug, Default)]
 pub struct Solver {
     budget: Budget,
+    /// Resource units its sessions may still spend together (`None`: no
+    /// bound but each query's `rlimit`); see [`Solver::set_work`].
+    work: Option<u64>,
     cache: HashMap<String, Cached>,
     stats: Stats,
 }
@@ -202,9 +206,24 @@ impl Solver {
     pub fn new(budget: Budget) -> Self {
         Solver {
             budget,
+            work: None,
             cache: HashMap::new(),
             stats: Stats::default(),
         }
+    }
+
+    /// Bounds the resource units (z3's `rlimit count`) that this solver's
+    /// sessions may spend from now on, together: each query's `rlimit` is
+    /// cut to what is left, and once less than [`MIN_WORK`] is left,
+    /// queries answer unknown without z3. A work bound, not a clock: the
+    /// same queries spend the same units on every machine. `None` lifts it.
+    pub fn set_work(&mut self, units: Option<u64>) {
+        self.work = units;
+    }
+
+    /// What is left of the bound [`Solver::set_work`] set.
+    pub fn work_left(&self) -> Option<u64> {
+        self.work
     }
 
     /// The work counters so far.
@@ -231,6 +250,8 @@ impl Solver {
     {
         let mut session = Session {
             worker: None,
+            spent: 0,
+            work: &mut self.work,
             budget: self.budget,
             cache: &mut self.cache,
             stats: &mut self.stats,
@@ -259,6 +280,10 @@ pub struct Session<'a> {
     /// The worker holding the context; started at the first query, replaced
     /// when one is abandoned.
     worker: Option<Worker>,
+    /// z3 resource units the session's checks spent (cache hits: none).
+    spent: u64,
+    /// The solver's work bound, drawn down by every check.
+    work: &'a mut Option<u64>,
     budget: Budget,
     cache: &'a mut HashMap<String, Cached>,
     stats: &'a mut Stats,
@@ -276,16 +301,58 @@ impl Session<'_> {
     /// latest (or after the budget's `wall` time, whichever comes first). The
     /// call returns by that time plus [`GRACE`], whatever z3 does.
     pub fn check_with(&mut self, q: &Query, rlimit: u32, deadline: Instant) -> Answer {
+        let rlimit = match *self.work {
+            Some(left) if left < MIN_WORK => {
+                return match self.cache.get(&q.key()) {
+                    Some(c) if !matches!(c.answer, Answer::Unknown(_)) => c.answer.clone(),
+                    _ => Answer::Unknown(WORK_SPENT.into()),
+                };
+            }
+            Some(left) if rlimit == 0 || u64::from(rlimit) > left => {
+                left.min(u64::from(u32::MAX)) as u32
+            }
+            _ => rlimit,
+        };
         let deadline = deadline.min(Instant::now() + self.budget.wall);
         let (seed, slot) = (self.budget.seed, &mut self.worker);
-        cached(self.cache, self.stats, q, rlimit, |q| {
-            let Some(w) = slot.take().or_else(|| Worker::spawn(seed)) else {
+        let mut spent = 0;
+        let answer = cached(self.cache, self.stats, q, rlimit, |q| {
+            let fresh = || worker::take_spare(seed).or_else(|| Worker::spawn(seed));
+            let Some(w) = slot.take().or_else(fresh) else {
                 return Answer::Unknown(worker::BUSY.into());
             };
-            let (back, answer) = w.check(q, rlimit, deadline);
+            let (back, (answer, units)) = w.check(q, rlimit, deadline);
             *slot = back;
+            spent = units;
             answer
-        })
+        });
+        self.spent += spent;
+        if let Some(left) = self.work.as_mut() {
+            *left = left.saturating_sub(spent);
+        }
+        answer
+    }
+
+    /// The z3 resource units (`rlimit count`) this session's checks have
+    /// spent so far: deterministic for the same queries, so a caller can
+    /// bound a whole analysis by work rather than by the clock.
+    pub fn spent(&self) -> u64 {
+        self.spent
+    }
+}
+
+/// Below this many resource units left, [`Session::check_with`] asks z3
+/// nothing (a query with less is all but sure to come back unknown).
+pub const MIN_WORK: u64 = 1_000;
+
+/// The reason of an answer given because the work bound is spent.
+const WORK_SPENT: &str = "work bound spent";
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if let Some(w) = self.worker.take() {
+            worker::keep(w);
+        }
     }
 }
 
@@ -311,6 +378,9 @@ fn cached(
         }
     }
     let answer = run(q);
+    if answer.interrupted() {
+        clock::note_wall_stop();
+    }
     if matches!(answer, Answer::Unknown(_)) {
         stats.unknown += 1;
     }

@@ -80,19 +80,33 @@ fn assert_and_run(
     answer
 }
 
-/// Checks `q` in a push/pop scope of `solver`, interrupted at `deadline`.
+/// Checks `q` in a push/pop scope of `solver`, interrupted at `deadline`:
+/// the answer and the resource units the check spent (z3's `rlimit count`,
+/// deterministic for the same queries in the same order).
 pub(crate) fn check_scoped(
     solver: &z3::Solver,
     dog: &Watchdog,
     deadline: Instant,
     q: &Query,
-) -> Answer {
+) -> (Answer, u64) {
     solver.push();
+    let before = rlimit_count(solver);
     let vars: Vec<Int> = q.vars.iter().map(|n| Int::new_const(n.as_str())).collect();
     let fs: Vec<&Formula> = q.assertions.iter().collect();
     let a = assert_and_run(solver, dog, deadline, q, &vars, &fs);
+    let spent = rlimit_count(solver).wrapping_sub(before);
     solver.pop(1);
-    a
+    (a, spent)
+}
+
+/// The resource counter of `solver` (z3's statistic `rlimit count`, which
+/// its `rlimit` bounds), 0 when z3 does not report it.
+fn rlimit_count(solver: &z3::Solver) -> u64 {
+    match solver.get_statistics().value("rlimit count") {
+        Some(z3::StatisticsValue::UInt(v)) => u64::from(v),
+        Some(z3::StatisticsValue::Double(v)) => v as u64,
+        None => 0,
+    }
 }
 
 fn run(solver: &z3::Solver, q: &Query, vars: &[Int]) -> Answer {

@@ -49,8 +49,10 @@ struct Job {
 
 /// One worker thread with its z3 context.
 pub(crate) struct Worker {
+    /// The seed its queries use.
+    seed: u32,
     jobs: Sender<Job>,
-    answers: Receiver<Answer>,
+    answers: Receiver<(Answer, u64)>,
     /// Set (before the job channel closes) when the caller walks away.
     abandoned: Arc<AtomicBool>,
 }
@@ -63,7 +65,7 @@ impl Worker {
             return None;
         }
         let (jobs, job_rx) = channel::<Job>();
-        let (answer_tx, answers) = channel::<Answer>();
+        let (answer_tx, answers) = channel::<(Answer, u64)>();
         let abandoned = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&abandoned);
         std::thread::Builder::new()
@@ -107,6 +109,7 @@ impl Worker {
             })
             .ok()?;
         Some(Worker {
+            seed,
             jobs,
             answers,
             abandoned,
@@ -115,20 +118,21 @@ impl Worker {
 
     /// Asks `q` under `rlimit`, interrupted at `deadline`. Returns the worker
     /// for later queries, or `None` when it did not answer by `deadline +
-    /// GRACE` (it is then abandoned) or has ended.
+    /// GRACE` (it is then abandoned) or has ended; the answer, and the
+    /// resource units it spent (`rlimit` when that is not known).
     pub(crate) fn check(
         self,
         q: &Query,
         rlimit: u32,
         deadline: Instant,
-    ) -> (Option<Worker>, Answer) {
+    ) -> (Option<Worker>, (Answer, u64)) {
         let job = Job {
             query: q.clone(),
             rlimit,
             deadline,
         };
         if self.jobs.send(job).is_err() {
-            return (None, Answer::Unknown(ENDED.into()));
+            return (None, (Answer::Unknown(ENDED.into()), 0));
         }
         let wait = deadline.saturating_duration_since(Instant::now()) + GRACE;
         match self.answers.recv_timeout(wait) {
@@ -137,12 +141,75 @@ impl Worker {
                 // Counted before the job channel closes (dropping `self`).
                 self.abandoned.store(true, Ordering::SeqCst);
                 ABANDONED.fetch_add(1, Ordering::SeqCst);
-                (None, Answer::Unknown(lower::INTERRUPTED.into()))
+                let a = Answer::Unknown(lower::INTERRUPTED.into());
+                (None, (a, u64::from(rlimit)))
             }
-            Err(RecvTimeoutError::Disconnected) => (None, Answer::Unknown(ENDED.into())),
+            Err(RecvTimeoutError::Disconnected) => (None, (Answer::Unknown(ENDED.into()), 0)),
         }
     }
 }
 
 /// The reason of an answer when the worker thread ended unexpectedly.
 const ENDED: &str = "solver worker ended";
+
+thread_local! {
+    /// A worker whose session has ended, kept for the next session of the
+    /// same analysis on this thread (inside a [`Reuse`] scope only).
+    static SPARE: std::cell::RefCell<Option<Worker>> = const { std::cell::RefCell::new(None) };
+    /// How many [`Reuse`] scopes are open on this thread.
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One analysis's z3 contexts: inside the scope, a session that ends hands
+/// its worker (a z3 context, about 30 ms of page faults to make) to the
+/// next session on this thread, instead of ending it. The analysis asks the
+/// same queries in the same order on every run, so a context's history is
+/// the same too and the answers stay a function of the input; when the
+/// outermost scope closes, the kept worker ends, so no analysis sees
+/// another's history (a batch's cases each run in a scope of their own).
+pub struct Reuse {
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Reuse {
+    /// Opens a scope on this thread.
+    pub fn scope() -> Reuse {
+        if DEPTH.with(|d| d.replace(d.get() + 1)) == 0 {
+            SPARE.with(|s| s.borrow_mut().take());
+        }
+        Reuse {
+            _not_send: std::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for Reuse {
+    fn drop(&mut self) {
+        if DEPTH.with(|d| {
+            d.set(d.get() - 1);
+            d.get()
+        }) == 0
+        {
+            let spare = SPARE.with(|s| s.borrow_mut().take());
+            drop(spare);
+        }
+    }
+}
+
+/// The kept worker for `seed`, if a [`Reuse`] scope is open and has one.
+pub(crate) fn take_spare(seed: u32) -> Option<Worker> {
+    SPARE.with(|s| {
+        let mut slot = s.borrow_mut();
+        match slot.take() {
+            Some(w) if w.seed == seed => Some(w),
+            _ => None,
+        }
+    })
+}
+
+/// Keeps `w` for the next session, inside a [`Reuse`] scope (else it ends).
+pub(crate) fn keep(w: Worker) {
+    if DEPTH.with(|d| d.get()) > 0 {
+        SPARE.with(|s| *s.borrow_mut() = Some(w));
+    }
+}

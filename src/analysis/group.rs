@@ -5,7 +5,7 @@
 
 use super::error::GroupError;
 use super::report::{Invariance, OverlapReport, PairReport, SelfOverlapReport};
-use super::{Analyzer, Scope};
+use super::{Analyzer, AnalyzerOptions, Scope};
 use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
@@ -18,6 +18,7 @@ use crate::simplify::{simplify, SimplifyOptions};
 use hashbrown::HashMap;
 use std::collections::BTreeMap;
 use std::time::Instant;
+use symalias_solver::clock::Watch;
 use tracing::debug_span;
 
 /// Shape-guard lists up to this length are simplified guard by guard.
@@ -71,10 +72,14 @@ impl Analyzer {
         scope: &mut Scope,
         group: &Group,
     ) -> Result<OverlapReport, GroupError> {
-        let start = Instant::now();
+        let (start, watch) = (Instant::now(), Watch::start());
+        // One z3 context for the case, handed from session to session.
+        let _contexts = symalias_solver::Reuse::scope();
         let deadline = self.options.proof.deadline_from(start);
         let env = simplified_env(&mut scope.pool, &scope.env, self.options.simplify.as_ref());
-        self.overlap_in(&mut scope.pool, &env, group, start, deadline)
+        let mut report = self.overlap_in(&mut scope.pool, &env, group, start, deadline)?;
+        report.time_limit_hit |= watch.fired();
+        Ok(report)
     }
 
     /// Whether the members of `group` are pairwise disjoint for every
@@ -96,6 +101,7 @@ impl Analyzer {
         scope: &mut Scope,
         group: &Group,
     ) -> Result<Disjointness, GroupError> {
+        let _contexts = symalias_solver::Reuse::scope();
         let layouts: Vec<Layout> = group.members.iter().map(|m| m.layout.clone()).collect();
         if disjoint_by_extents(&mut scope.pool, &scope.env, &layouts) {
             return Ok(Disjointness::Proved);
@@ -138,6 +144,7 @@ impl Analyzer {
         deadline: Instant,
     ) -> Result<OverlapReport, GroupError> {
         let _span = debug_span!("overlap", id = %group.id).entered();
+        let watch = Watch::start();
         let limits = |opts: &Option<SimplifyOptions>| within(opts.as_ref(), deadline);
         let layouts = simplify_layouts(pool, env, &group.members, &|| {
             limits(&self.options.simplify)
@@ -162,6 +169,7 @@ impl Analyzer {
             report.guards.push(g);
         }
         report.elapsed = start.elapsed();
+        report.time_limit_hit = watch.fired();
         Ok(report)
     }
 
@@ -175,7 +183,8 @@ impl Analyzer {
         views: &[View],
         source: &dyn Fn(usize) -> String,
     ) -> OverlapReport {
-        let start = Instant::now();
+        let (start, watch) = (Instant::now(), Watch::start());
+        let _contexts = symalias_solver::Reuse::scope();
         let deadline = self.options.proof.deadline_from(start);
         let answer = analyze_views_listing(
             views,
@@ -190,17 +199,16 @@ impl Analyzer {
             source,
         };
         let mut report = hint_report(labels, answer, false, undecided);
+        let mut work = SelfWork::new(&self.options);
         report.self_overlap = views
             .iter()
             .enumerate()
             .filter_map(|(member, v)| {
-                concrete_self_overlap(
-                    member,
-                    internal_overlap_until(v, self.options.budget, Some(deadline)),
-                )
+                concrete_self_overlap(member, work.concrete(v, Some(deadline)))
             })
             .collect();
         report.elapsed = start.elapsed();
+        report.time_limit_hit = watch.fired();
         report
     }
 
@@ -217,11 +225,12 @@ impl Analyzer {
     ) -> Vec<SelfOverlapReport> {
         let mut asked: HashMap<(&[ExprId], &[ExprId]), Option<SelfOverlapReport>> = HashMap::new();
         let mut out = Vec::new();
+        let mut work = SelfWork::new(&self.options);
         for (member, (l, v)) in layouts.iter().zip(views).enumerate() {
             let known = match asked.get(&(&l.sizes[..], &l.strides[..])) {
                 Some(r) => r.clone(),
                 None => {
-                    let r = self.self_overlap_of(pool, env, l, v, deadline);
+                    let r = self.self_overlap_of(pool, env, l, v, deadline, &mut work);
                     asked.insert((&l.sizes[..], &l.strides[..]), r.clone());
                     r
                 }
@@ -244,15 +253,13 @@ impl Analyzer {
         l: &Layout,
         v: &View,
         deadline: Instant,
+        work: &mut SelfWork,
     ) -> Option<SelfOverlapReport> {
         let symbolic = l.is_symbolic(pool);
         if !(self.options.prove && symbolic) {
             // Without a proof only the hints are claimed: listed when it
             // overlaps itself there.
-            let mut r = concrete_self_overlap(
-                0,
-                internal_overlap_until(v, self.options.budget, Some(deadline)),
-            )?;
+            let mut r = concrete_self_overlap(0, work.concrete(v, Some(deadline)))?;
             if symbolic && r.proof == Proof::Proved {
                 r.proof = Proof::HintOnly;
             }
@@ -263,7 +270,9 @@ impl Analyzer {
             ..self.options.proof
         };
         let mut solver = super::new_solver(&self.options);
+        solver.set_work(Some(work.z3));
         let p = prove_internal(pool, env, l, v, &mut solver, opts);
+        work.z3 = solver.work_left().unwrap_or(0);
         let proof = match p.invariant {
             Some(true) => Proof::Proved,
             Some(false) => Proof::Refuted,
@@ -290,6 +299,8 @@ impl Analyzer {
         answer: GroupAnswer,
         deadline: Instant,
     ) -> OverlapReport {
+        // The case's z3 work bound: what decides how far the proof goes.
+        self.solver.set_work(Some(self.options.proof.work));
         let proof = prove_case(
             pool,
             env,
@@ -302,6 +313,7 @@ impl Analyzer {
                 ..self.options.proof
             },
         );
+        self.solver.set_work(None);
         let source = |i: usize| group.members[i].source.clone();
         let labels = Labels::of(group, &source);
         let invariance = match proof.invariant {
@@ -401,6 +413,9 @@ pub(crate) fn simplified_env(
 /// it has passed or without simplification).
 fn within(opts: Option<&SimplifyOptions>, deadline: Instant) -> Option<SimplifyOptions> {
     let opts = opts?;
+    if symalias_solver::clock::past(deadline) {
+        return None;
+    }
     let left = deadline.saturating_duration_since(Instant::now());
     (!left.is_zero()).then(|| {
         let mut so = *opts;
@@ -649,5 +664,36 @@ fn finish(
         counterexample,
         self_overlap: Vec::new(),
         elapsed: Default::default(),
+        time_limit_hit: false,
+    }
+}
+
+/// What one case's self-overlap checks may still spend, all its views
+/// together: search nodes of the concrete decisions (each view's at most
+/// the per-pair `budget`) and z3 resource units of the proofs. Work bounds,
+/// so that a case of many views is linear and the answer is the same on
+/// every machine.
+struct SelfWork {
+    budget: u64,
+    nodes: u64,
+    z3: u64,
+}
+
+impl SelfWork {
+    fn new(options: &AnalyzerOptions) -> SelfWork {
+        SelfWork {
+            budget: options.budget,
+            nodes: crate::overlap::GROUP_WORK,
+            z3: options.proof.work,
+        }
+    }
+
+    /// The view's self-overlap at concrete values, within what is left.
+    fn concrete(&mut self, v: &View, deadline: Option<Instant>) -> Verdict {
+        let mut mine = self.budget.min(self.nodes);
+        let before = mine;
+        let verdict = internal_overlap_until(v, &mut mine, deadline);
+        self.nodes -= before - mine;
+        verdict
     }
 }

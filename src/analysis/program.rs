@@ -614,8 +614,10 @@ impl Analyzer {
     /// duplicates under export) is listed in the report's `errors`, and the
     /// passes after it are skipped.
     pub fn analyze(&mut self, p: &mut Program) -> Result<ProgramReport, ProgramError> {
-        // One time bound for the whole program, shared by its storage groups.
+        // One time bound for the whole program, shared by its storage groups;
+        // one z3 context handed from session to session (`Reuse`).
         let deadline = Instant::now() + self.options.proof.time_limit;
+        let _contexts = symalias_solver::Reuse::scope();
         if p.num_intermediate_bases > self.options.max_intermediate_bases {
             return Err(ProgramError::TooManyIntermediateBases {
                 count: p.num_intermediate_bases,

@@ -92,6 +92,11 @@ pub struct OverlapReport {
     pub self_overlap: Vec<SelfOverlapReport>,
     /// Wall time of the analysis.
     pub elapsed: Duration,
+    /// `true` when the wall-clock backstop (the time limit) stopped some of
+    /// the work: the answer is still sound, but a faster or idler machine
+    /// may decide more (`symalias_solver::clock`). `false`: the answer is a
+    /// function of the input and the options alone.
+    pub time_limit_hit: bool,
 }
 
 impl OverlapReport {

@@ -27,6 +27,11 @@ pub struct OverlapArgs {
     /// Most z3 queries per case.
     #[arg(long, default_value_t = 256)]
     pub max_queries: usize,
+    /// z3 resource units (its `rlimit count`) one case's proof may spend
+    /// in all its queries: with `--max-queries`, the work bound that
+    /// decides how far a proof goes, the same on every machine.
+    #[arg(long, default_value_t = ProofOptions::default().work)]
+    pub work: u64,
     /// Time bound per case, in milliseconds: simplification, exact decision
     /// and proof together. A running z3 query is interrupted at it and the
     /// case answers by the limit plus ~50 ms; what is left unproved is
@@ -125,6 +130,7 @@ pub fn run(args: OverlapArgs) -> u8 {
         prove: !args.no_prove,
         proof: ProofOptions {
             max_queries: args.max_queries,
+            work: args.work,
             budget: args.budget,
             time_limit: std::time::Duration::from_millis(args.time_limit_ms),
             rlimit: args.rlimit,

@@ -22,7 +22,7 @@ mod print;
 pub use eval::{EvalError, EvalErrorKind, Value};
 internal! { pub use eval::narrow; }
 pub use node::{BinOp, ExprId, Node, SymbolId, TernOp, Ty, UnOp};
-pub use parse::{parse, ParseError, MAX_DEPTH};
+pub use parse::{parse, ParseError, MAX_DEPTH, MAX_TEXT};
 internal! { pub use parse::{is_reserved, lower, parse_ast, Ast, AstKind, InfixOp}; }
 pub use pool::ExprPool;
 pub use print::Display;

@@ -23,7 +23,7 @@ pub use jsonl::{parse_line, JsonLine};
 pub use load::{load_env, load_expr, load_layout, LayoutFields};
 pub use overlap_case::{
     case_views_at, check_itemsize, concrete_view, overlap_result_of, run_disjoint_case,
-    run_overlap_case, tensor_error,
+    run_overlap_case, tensor_error, MAX_CASE_TEXT,
 };
 pub use program_doc::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,

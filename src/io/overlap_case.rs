@@ -33,6 +33,7 @@ pub fn run_overlap_case(
     no_timing: bool,
 ) -> Result<OverlapResult, InputError> {
     let start = std::time::Instant::now();
+    check_case_text(case)?;
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
     for (i, t) in case.tensors.iter().enumerate() {
         check_itemsize(i, t.itemsize)?;
@@ -78,6 +79,7 @@ pub fn run_disjoint_case(
     case: &OverlapCase,
     analyzer: &mut Analyzer,
 ) -> Result<Disjointness, InputError> {
+    check_case_text(case)?;
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
     for (i, t) in case.tensors.iter().enumerate() {
         check_itemsize(i, t.itemsize)?;
@@ -90,6 +92,37 @@ pub fn run_disjoint_case(
 
 /// The case's tensors as a group of `scope` (their fields parsed and
 /// checked against its symbols).
+/// The most expression text one case may hold, all its fields and
+/// assumptions together, in bytes (each field is also at most
+/// [`crate::expr::MAX_TEXT`]): loading stays linear and well inside the
+/// case's time limit (about 0.25 s for 1 MiB of `Max(...)` here).
+pub const MAX_CASE_TEXT: usize = 1 << 20;
+
+/// The case's expression text in bytes, or the error when past
+/// [`MAX_CASE_TEXT`].
+fn check_case_text(case: &OverlapCase) -> Result<(), InputError> {
+    let text = |f: &ExprField| match f {
+        ExprField::Text(t) => t.len(),
+        ExprField::Int(_) => 0,
+    };
+    let total: usize = case
+        .tensors
+        .iter()
+        .flat_map(|t| t.sizes.iter().chain(&t.strides).chain([&t.storage_offset]))
+        .map(text)
+        .sum::<usize>()
+        + case.assumptions.iter().map(String::len).sum::<usize>();
+    if total > MAX_CASE_TEXT {
+        return Err(InputError::field(
+            "tensors",
+            format!(
+                "the case's expressions hold {total} bytes of text, more than the {MAX_CASE_TEXT} accepted"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn load_group(case: &OverlapCase, scope: &mut Scope) -> Result<Group, InputError> {
     let mut group = Group {
         id: case.id.clone(),
@@ -256,6 +289,7 @@ fn result_doc(
         },
         self_overlapping,
         self_overlap,
+        time_limit_hit: r.time_limit_hit,
         overlapping: r.overlapping,
         non_overlapping: r.non_overlapping,
     }

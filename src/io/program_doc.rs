@@ -485,6 +485,7 @@ fn program_result(doc: &ProgramDoc, p: &Program, r: &ProgramReport) -> ProgramRe
                 },
                 self_overlapping: self_overlapping(&g.report),
                 self_overlap: self_overlap_results(&g.report),
+                time_limit_hit: g.report.time_limit_hit,
                 micros: 0,
             },
         })

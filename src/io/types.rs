@@ -242,6 +242,12 @@ pub struct OverlapResult {
     /// shape (with proofs off: not at the hints). Absent when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub self_overlap: Vec<SelfOverlapResult>,
+    /// `true` when the time limit (the wall-clock backstop) stopped some of
+    /// the work: the answer is sound, but an idler or faster machine may
+    /// decide more. Absent when false: then the answer is a function of the
+    /// input and the options alone, whatever the machine and its load.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub time_limit_hit: bool,
     /// Wall time in microseconds.
     pub micros: u64,
 }
@@ -266,6 +272,10 @@ pub struct SelfOverlapResult {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The line written in place of a result when a case is bad input.

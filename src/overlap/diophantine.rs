@@ -68,7 +68,22 @@ fn ceil_div(a: i128, b: i128) -> i128 {
 
 /// Solves `sum terms[i].coef * x_i == r` with `0 <= x_i <= terms[i].ub`,
 /// visiting at most `budget` search nodes.
+#[cfg(test)]
 pub(crate) fn solve(terms: &[Term], r: i128, budget: u64) -> Solve {
+    let mut left = budget;
+    solve_counted(terms, r, &mut left, None)
+}
+
+/// [`solve`] drawing its nodes from `left` (what is left of a larger
+/// budget afterwards: a group's searches share one); past `deadline` (a
+/// backstop, looked at every [`CLOCK_EVERY`] nodes) undecided.
+pub(crate) fn solve_counted(
+    terms: &[Term],
+    r: i128,
+    left: &mut u64,
+    deadline: Option<std::time::Instant>,
+) -> Solve {
+    let budget = *left;
     debug_assert!(terms.iter().all(|t| t.coef > 0 && t.ub >= 0));
     // Merge equal coefficients; remember which inputs each merged term stands for.
     let mut merged: Vec<(Term, Vec<usize>)> = Vec::new();
@@ -98,9 +113,12 @@ pub(crate) fn solve(terms: &[Term], r: i128, budget: u64) -> Solve {
         suffix_max: &suffix_max,
         suffix_gcd: &suffix_gcd,
         budget,
+        deadline,
         x: vec![0; ts.len()],
     };
-    match search.dfs(0, r) {
+    let found = search.dfs(0, r);
+    *left = search.budget;
+    match found {
         Some(true) => {
             // Split merged values back over the inputs they stand for.
             let mut out = vec![0i128; terms.len()];
@@ -125,8 +143,12 @@ struct Search<'a> {
     suffix_max: &'a [i128],
     suffix_gcd: &'a [i128],
     budget: u64,
+    deadline: Option<std::time::Instant>,
     x: Vec<i128>,
 }
+
+/// Search nodes between two looks at the clock.
+const CLOCK_EVERY: u64 = 4096;
 
 impl Search<'_> {
     /// `Some(found)`, or `None` when the budget ran out.
@@ -135,6 +157,10 @@ impl Search<'_> {
             return None;
         }
         self.budget -= 1;
+        if self.budget % CLOCK_EVERY == 0 && symalias_solver::clock::past_opt(self.deadline) {
+            self.budget = 0;
+            return None;
+        }
         let n = self.ts.len() - k;
         if r < 0 || r > self.suffix_max[k] {
             return Some(false);

@@ -19,7 +19,7 @@ use smallvec::{smallvec, SmallVec};
 pub(crate) const BYTE_DIM: u32 = u32::MAX;
 
 /// One normalised dimension: `size >= 2`, `stride >= 1`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Dim {
     pub size: i64,
     pub stride: i64,
@@ -28,7 +28,7 @@ pub(crate) struct Dim {
 }
 
 /// A normalised footprint in a common unit (elements or bytes).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Footprint {
     /// Normalised dimensions, by decreasing stride.
     pub dims: SmallVec<[Dim; 3]>,

@@ -22,8 +22,8 @@
 
 use std::time::Instant;
 
-use super::diophantine::{solve, Solve, Term};
-use super::pair::{exact_system, with_exact_session, Verdict, Witness};
+use super::diophantine::{solve_counted, Solve, Term};
+use super::pair::{exact_system, with_exact_session, Verdict, Witness, EXACT_COST};
 use crate::layout::View;
 
 /// Decides whether `view` (validated) reaches some byte from two different
@@ -43,15 +43,19 @@ use crate::layout::View;
 /// assert_eq!(internal_overlap(&t, DEFAULT_BUDGET), Verdict::Disjoint);
 /// ```
 pub fn internal_overlap(view: &View, budget: u64) -> Verdict {
-    internal_overlap_until(view, budget, None)
+    let mut work = budget;
+    internal_overlap_until(view, &mut work, None)
 }
 
 /// [`internal_overlap`] with the exact stage: a dimension's system the
 /// search leaves undecided is decided by `pair::exact_system` until
 /// `deadline` (one z3 session for the view, started only if needed).
+/// The searches of all the view's systems draw their nodes from `work`
+/// (a case's views share one budget: `analysis::group`), and each exact
+/// stage costs [`EXACT_COST`] of it: a work bound, not a clock.
 pub(crate) fn internal_overlap_until(
     view: &View,
-    budget: u64,
+    work: &mut u64,
     deadline: Option<Instant>,
 ) -> Verdict {
     if view.sizes.contains(&0) {
@@ -70,7 +74,7 @@ pub(crate) fn internal_overlap_until(
     let mut undecided: Vec<(usize, Vec<Term>, i128)> = Vec::new();
     for k in 0..dims.len() {
         let (terms, r) = system(view, &dims, k);
-        match solve(&terms, r, budget) {
+        match solve_counted(&terms, r, work, deadline) {
             Solve::Found(x) => return found(view, &dims, k, &x),
             Solve::None => {}
             Solve::Undecided => undecided.push((k, terms, r)),
@@ -85,6 +89,11 @@ pub(crate) fn internal_overlap_until(
     with_exact_session(deadline, |session| {
         let mut left = false;
         for (k, terms, r) in &undecided {
+            if *work < EXACT_COST {
+                left = true;
+                break;
+            }
+            *work -= EXACT_COST;
             match exact_system(terms, *r, deadline, session) {
                 Solve::Found(x) => return found(view, &dims, *k, &x),
                 Solve::None => {}

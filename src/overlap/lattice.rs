@@ -496,7 +496,7 @@ impl Rows<'_> {
         deadline: std::time::Instant,
     ) -> Branch {
         *nodes += 1;
-        if *nodes > max || (*nodes % CLOCK_EVERY == 0 && std::time::Instant::now() >= deadline) {
+        if *nodes > max || (*nodes % CLOCK_EVERY == 0 && symalias_solver::clock::past(deadline)) {
             return Branch::Stop;
         }
         match self.propagate(&mut b) {

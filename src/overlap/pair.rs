@@ -10,9 +10,10 @@
 
 use std::time::Instant;
 
+use symalias_solver::clock::past;
 use symalias_solver::{Answer, Budget, Cmp, Query, Session, Solver, Term as T};
 
-use super::diophantine::{solve, Solve, Term};
+use super::diophantine::{solve_counted, Solve, Term};
 use super::footprint::Footprint;
 use super::lattice::{reformulate, search_box, BoxSearch, Lattice};
 
@@ -50,6 +51,19 @@ pub const DEFAULT_BUDGET: u64 = 1 << 18;
 
 /// Decides whether two footprints (in the same unit) intersect.
 pub(crate) fn decide(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
+    let mut left = budget;
+    decide_counted(a, b, &mut left, None)
+}
+
+/// [`decide`] with its search's nodes drawn from `left` (a group's
+/// searches share one budget: `sweep.rs`).
+/// Past `deadline` (a backstop) the search stops undecided.
+pub(crate) fn decide_counted(
+    a: &Footprint,
+    b: &Footprint,
+    left: &mut u64,
+    deadline: Option<Instant>,
+) -> Verdict {
     if a.empty || b.empty || a.end < b.start || b.end < a.start {
         return Verdict::Disjoint;
     }
@@ -62,7 +76,7 @@ pub(crate) fn decide(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
         let vb = b.dims.iter().map(|_| at - b.start).collect();
         return witness(a, b, at, va, vb);
     }
-    match solve(&terms(a, b), (b.end - a.start) as i128, budget) {
+    match solve_counted(&terms(a, b), (b.end - a.start) as i128, left, deadline) {
         Solve::None => Verdict::Disjoint,
         Solve::Undecided => Verdict::Undecided,
         // Every value is below a size, so it fits i64.
@@ -103,7 +117,7 @@ fn solution(a: &Footprint, b: &Footprint, x: &[i64]) -> Verdict {
 pub(crate) fn with_exact_session<R>(deadline: Instant, f: impl FnOnce(&mut Session<'_>) -> R) -> R {
     let wall = deadline.saturating_duration_since(Instant::now());
     let mut solver = Solver::new(Budget {
-        rlimit: 0,
+        rlimit: EXACT_RLIMIT,
         seed: 0,
         wall,
     });
@@ -143,7 +157,7 @@ pub(crate) fn exact_system(
     deadline: Instant,
     session: &mut Session<'_>,
 ) -> Solve {
-    if Instant::now() >= deadline {
+    if past(deadline) {
         return Solve::Undecided;
     }
     let (x0, basis, equation) = match reformulate(terms, rhs) {
@@ -169,13 +183,13 @@ pub(crate) fn exact_system(
     }
     // The box search may have used the time up: z3 (a worker thread and a
     // context to start) only with time left.
-    if Instant::now() >= deadline {
+    if past(deadline) {
         return Solve::Undecided;
     }
     let Some(query) = box_query(terms, &x0, &basis, equation) else {
         return Solve::Undecided;
     };
-    match session.check_with(&query, 0, deadline) {
+    match session.check_with(&query, EXACT_RLIMIT, deadline) {
         Answer::Unsat => Solve::None,
         Answer::Sat(lambda) => {
             let mut x = x0;
@@ -209,7 +223,18 @@ fn checked(terms: &[Term], rhs: i128, x: Vec<i128>) -> Solve {
 }
 
 /// Nodes of the box search over the reduced lattice before z3 is asked.
-const BOX_NODES: u64 = 1 << 16;
+pub(crate) const BOX_NODES: u64 = 1 << 16;
+
+/// z3's deterministic resource limit for one system of the exact stage
+/// (integer arithmetic at concrete values): the work bound that decides,
+/// so that the answer does not depend on the machine; the case's deadline
+/// is only the backstop (`symalias_solver::clock`).
+pub(crate) const EXACT_RLIMIT: u32 = 100_000;
+
+/// What one system's exact stage costs of a work budget counted in search
+/// nodes (`sweep::GROUP_WORK`, a case's self-overlap budget): about the
+/// time its box search and z3 query may take, in nodes of the search.
+pub(crate) const EXACT_COST: u64 = 1 << 20;
 
 /// The box `0 <= x0 + Σ λ_j·b_j <= ub` as a query over the `λ_j`, and
 /// `Σ c_i·λ_i = r` when an `equation` is given (the plain system); `None`

@@ -12,7 +12,7 @@
 
 use super::boxes::{chain, digit_box, overlapping_pairs};
 use super::footprint::Footprint;
-use super::pair::{decide, decide_exact, with_exact_session, Verdict};
+use super::pair::{decide, decide_counted, decide_exact, with_exact_session, Verdict, EXACT_COST};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -55,18 +55,28 @@ pub struct GroupAnswer {
 
 /// Where found pairs go: listed while under the cap or when they connect
 /// two components (union-find over the views).
+///
+/// The sweeps see one representative per class of equal footprints (the
+/// class's first view, [`Classes`]); a pair of representatives stands for
+/// every pair of their members, which the sink lists (witness turned round
+/// where the member order is the other way) while under the cap and, past
+/// it, counts in `left_out` but for one pair that joins the two classes:
+/// its cost is linear in the members, not in their pairs.
 pub(crate) struct PairSink {
     cap: usize,
     parent: Vec<usize>,
+    /// The members of each class of two or more views, by representative.
+    classes: hashbrown::HashMap<usize, Vec<usize>>,
     pub(crate) pairs: Vec<ListedPair>,
     pub(crate) left_out: usize,
 }
 
 impl PairSink {
-    fn new(n: usize, cap: usize) -> PairSink {
+    fn new(n: usize, cap: usize, classes: hashbrown::HashMap<usize, Vec<usize>>) -> PairSink {
         PairSink {
             cap,
             parent: (0..n).collect(),
+            classes,
             pairs: Vec::new(),
             left_out: 0,
         }
@@ -80,29 +90,150 @@ impl PairSink {
         x
     }
 
-    /// Whether the pair `(a, b)` still needs deciding: under the cap, or
-    /// `a` and `b` are not yet known to be connected.
+    fn class_len(&self, rep: usize) -> usize {
+        self.classes.get(&rep).map_or(1, Vec::len)
+    }
+
+    fn member(&self, rep: usize, k: usize) -> usize {
+        self.classes.get(&rep).map_or(rep, |m| m[k])
+    }
+
+    /// Whether the pair of representatives `(a, b)` still needs deciding:
+    /// under the cap, or their classes are not yet known to be connected.
     pub(crate) fn wants(&mut self, a: usize, b: usize) -> bool {
         if self.pairs.len() < self.cap {
             return true;
         }
         let same = self.root(a) == self.root(b);
         if same {
-            self.left_out += 1;
+            self.left_out += self.class_len(a) * self.class_len(b);
         }
         !same
     }
 
-    /// Records an overlapping (or undecided) pair that [`PairSink::wants`]
-    /// asked for (so it is under the cap or joins two components: listed).
-    pub(crate) fn push(&mut self, p: ListedPair) {
+    fn list(&mut self, p: ListedPair) {
         let (ra, rb) = (self.root(p.a), self.root(p.b));
         if ra != rb {
             self.parent[ra] = rb;
         }
         self.pairs.push(p);
     }
+
+    /// Records an overlapping (or undecided) pair of representatives that
+    /// [`PairSink::wants`] asked for, with the verdict of `(a, b)` in that
+    /// order: every member pair under the cap, then one joining pair.
+    pub(crate) fn push(&mut self, p: ListedPair) {
+        let (na, nb) = (self.class_len(p.a), self.class_len(p.b));
+        let total = na * nb;
+        for k in 0..total {
+            let (x, y) = (self.member(p.a, k / nb), self.member(p.b, k % nb));
+            if self.pairs.len() >= self.cap {
+                // Past the cap: each class is connected already (its own
+                // pairs came first), so one pair joins them, if any.
+                let joins = self.root(x) != self.root(y);
+                if joins {
+                    self.list(oriented(x, y, &p.verdict));
+                }
+                self.left_out += total - k - usize::from(joins);
+                return;
+            }
+            self.list(oriented(x, y, &p.verdict));
+        }
+    }
+
+    /// The pairs inside each class of equal footprints: all overlap, with
+    /// the witness `same` (both at index zero of the first address).
+    fn class_pairs(&mut self, rep: usize, same: &Verdict) {
+        let Some(members) = self.classes.get(&rep).cloned() else {
+            return;
+        };
+        let n = members.len();
+        let total = n * (n - 1) / 2;
+        let mut done = 0;
+        for (i, &x) in members.iter().enumerate() {
+            for &y in &members[i + 1..] {
+                if self.pairs.len() >= self.cap {
+                    // Past the cap: a chain from the representative.
+                    let mut joined = 0;
+                    for &m in &members[1..] {
+                        if self.root(rep) != self.root(m) {
+                            self.list(oriented(rep, m, same));
+                            joined += 1;
+                        }
+                    }
+                    self.left_out += total - done - joined;
+                    return;
+                }
+                self.list(oriented(x, y, same));
+                done += 1;
+            }
+        }
+    }
 }
+
+/// The listed pair `(x, y)` with the verdict of a pair in that order,
+/// smaller index first (the witness's indices exchanged if turned round).
+fn oriented(x: usize, y: usize, v: &Verdict) -> ListedPair {
+    if x < y {
+        ListedPair {
+            a: x,
+            b: y,
+            verdict: v.clone(),
+        }
+    } else {
+        let verdict = match v {
+            Verdict::Overlap(w) => Verdict::Overlap(super::pair::Witness {
+                address: w.address,
+                index_a: w.index_b.clone(),
+                index_b: w.index_a.clone(),
+            }),
+            other => other.clone(),
+        };
+        ListedPair {
+            a: y,
+            b: x,
+            verdict,
+        }
+    }
+}
+
+/// Views of equal footprints (the same addresses reached by the same
+/// indices): a class is decided once, by its first view.
+struct Classes {
+    /// The live views that stand for their class, ascending.
+    reps: Vec<usize>,
+    /// The members of each class of two or more, by representative.
+    members: hashbrown::HashMap<usize, Vec<usize>>,
+}
+
+impl Classes {
+    fn of(fps: &[Footprint], live: &[usize]) -> Classes {
+        let mut first: hashbrown::HashMap<&Footprint, usize> = hashbrown::HashMap::new();
+        let mut reps = Vec::new();
+        let mut members: hashbrown::HashMap<usize, Vec<usize>> = hashbrown::HashMap::new();
+        for &i in live {
+            match first.entry(&fps[i]) {
+                hashbrown::hash_map::Entry::Occupied(e) => {
+                    let rep = *e.get();
+                    members.entry(rep).or_insert_with(|| vec![rep]).push(i);
+                }
+                hashbrown::hash_map::Entry::Vacant(e) => {
+                    e.insert(i);
+                    reps.push(i);
+                }
+            }
+        }
+        Classes { reps, members }
+    }
+}
+
+/// Work units of one group's exact decisions (a candidate pair costs one,
+/// a search node one, a pair sent to the exact stage `EXACT_COST`): the
+/// deterministic bound of the sweep, sized to finish well inside the
+/// default time limit on a two-core machine of 2026 (about 0.1 µs a node
+/// there; a group past it answers its remaining candidates undecided:
+/// sound, and guarded).
+pub const GROUP_WORK: u64 = 1 << 21;
 
 /// Analyses one storage group of footprints (all in the same unit).
 /// `listed_pairs` is the listing cap ([`PAIR_LIST_CAP`] by default).
@@ -115,32 +246,43 @@ pub(crate) fn analyze_group(
     deadline: Option<Instant>,
 ) -> GroupAnswer {
     let Some(deadline) = deadline else {
-        return group(fps, budget, listed_pairs, &mut |_, _| Verdict::Undecided);
+        return group(fps, budget, listed_pairs, None, &mut |_, _| {
+            Verdict::Undecided
+        });
     };
     // One z3 context for the group's undecided pairs, if any.
     with_exact_session(deadline, |s| {
-        group(fps, budget, listed_pairs, &mut |a, b| {
+        group(fps, budget, listed_pairs, Some(deadline), &mut |a, b| {
             decide_exact(a, b, deadline, s)
         })
     })
 }
 
 /// [`analyze_group`] with `exact` deciding the pairs the search leaves
-/// undecided. The search itself is bounded by `budget`, not by a clock:
-/// the answer at the hints stays exact when a program's shared deadline
-/// is spent (`overlap_corpus::a_spent_time_limit_...`).
+/// undecided. The search is bounded by `budget` per pair and by
+/// [`GROUP_WORK`] for the group, not by a clock: the answer at the hints
+/// is the same on every machine (`overlap_corpus::a_spent_time_limit_...`);
+/// the `deadline`, a backstop, is looked at only between pairs.
 fn group(
     fps: &[Footprint],
     budget: u64,
     listed_pairs: usize,
+    deadline: Option<Instant>,
     exact: &mut dyn FnMut(&Footprint, &Footprint) -> Verdict,
 ) -> GroupAnswer {
     let live: Vec<usize> = (0..fps.len()).filter(|&i| !fps[i].empty).collect();
+    let Classes { reps, members } = Classes::of(fps, &live);
     let mut is_box = vec![false; fps.len()];
-    let mut sink = PairSink::new(fps.len(), listed_pairs);
-    if let Some(ch) = chain(&live.iter().map(|&i| &fps[i]).collect::<Vec<_>>()) {
-        let mut items = Vec::with_capacity(live.len());
-        for &i in &live {
+    let mut sink = PairSink::new(fps.len(), listed_pairs, members);
+    let mut with_class: Vec<usize> = sink.classes.keys().copied().collect();
+    with_class.sort_unstable();
+    for rep in with_class {
+        let same = decide(&fps[rep], &fps[rep], budget);
+        sink.class_pairs(rep, &same);
+    }
+    if let Some(ch) = chain(&reps.iter().map(|&i| &fps[i]).collect::<Vec<_>>()) {
+        let mut items = Vec::with_capacity(reps.len());
+        for &i in &reps {
             if let Some(b) = digit_box(&ch, &fps[i]) {
                 items.push((i, &fps[i], b));
             }
@@ -153,18 +295,40 @@ fn group(
     }
     // Sweep by start address; pairs with a non-box view get the exact test.
     let mut exact_tests = 0;
-    if live.iter().any(|&i| !is_box[i]) {
-        let mut keyed: Vec<(i64, usize)> = live.iter().map(|&i| (fps[i].start, i)).collect();
+    let mut work = GROUP_WORK;
+    if reps.iter().any(|&i| !is_box[i]) {
+        let mut keyed: Vec<(i64, usize)> = reps.iter().map(|&i| (fps[i].start, i)).collect();
         keyed.sort_unstable();
-        let order = keyed.iter().map(|k| k.1);
         let mut active_box: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
         let mut active_other: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-        for i in order {
-            let start = fps[i].start;
+        for (pos, &(start, i)) in keyed.iter().enumerate() {
             for heap in [&mut active_box, &mut active_other] {
                 while heap.peek().is_some_and(|Reverse((end, _))| *end < start) {
                     heap.pop();
                 }
+            }
+            if work == 0 || symalias_solver::clock::past_opt(deadline) {
+                // Out of work (or, as a backstop, of time): what is still
+                // open and what is left meet as undecided pairs, chained
+                // (linear, sound: they may overlap; every one is guarded).
+                let mut rest: Vec<usize> = active_other
+                    .iter()
+                    .chain(active_box.iter())
+                    .map(|Reverse((_, j))| *j)
+                    .chain(keyed[pos..].iter().map(|k| k.1))
+                    .collect();
+                rest.sort_unstable();
+                debug!(left = rest.len(), "group work spent: the rest undecided");
+                for w in rest.windows(2) {
+                    if sink.wants(w[0], w[1]) {
+                        sink.push(ListedPair {
+                            a: w[0],
+                            b: w[1],
+                            verdict: Verdict::Undecided,
+                        });
+                    }
+                }
+                break;
             }
             let boxes = if is_box[i] {
                 None
@@ -173,12 +337,17 @@ fn group(
             };
             for Reverse((_, j)) in active_other.iter().chain(boxes.into_iter().flatten()) {
                 let (a, b) = (i.min(*j), i.max(*j));
+                work = work.saturating_sub(1);
                 if !sink.wants(a, b) {
                     continue;
                 }
                 exact_tests += 1;
-                let mut v = decide(&fps[a], &fps[b], budget);
-                if v == Verdict::Undecided {
+                let mut left = budget.min(work);
+                let before = left;
+                let mut v = decide_counted(&fps[a], &fps[b], &mut left, deadline);
+                work -= before - left;
+                if v == Verdict::Undecided && work >= EXACT_COST {
+                    work -= EXACT_COST;
                     v = exact(&fps[a], &fps[b]);
                 }
                 if v.may_overlap() {
@@ -225,7 +394,12 @@ pub fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
         while p[r] != r {
             r = p[r];
         }
-        p[x] = r;
+        let mut y = x;
+        while p[y] != r {
+            let next = p[y];
+            p[y] = r;
+            y = next;
+        }
         r
     }
     for &(a, b) in pairs {
@@ -234,13 +408,17 @@ pub fn components(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
             parent[ra.max(rb)] = ra.min(rb);
         }
     }
+    // Roots are each component's smallest member: components come in the
+    // order of their roots, found by index (linear, not per component).
+    let mut slot: Vec<usize> = vec![usize::MAX; n];
     let mut comps: Vec<Vec<usize>> = Vec::new();
     for x in 0..n {
         let r = find(&mut parent, x);
-        match comps.iter_mut().find(|c| c[0] == r) {
-            Some(c) => c.push(x),
-            None => comps.push(vec![x]),
+        if slot[r] == usize::MAX {
+            slot[r] = comps.len();
+            comps.push(Vec::new());
         }
+        comps[slot[r]].push(x);
     }
     comps
 }

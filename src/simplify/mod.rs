@@ -153,7 +153,12 @@ fn stop_and_reports(runner: &Runner<Sym, FactsAnalysis, ()>) -> (Stop, Vec<Itera
         Some(StopReason::Saturated) => Stop::Saturated,
         Some(StopReason::IterationLimit(_)) => Stop::IterationLimit,
         Some(StopReason::NodeLimit(_)) => Stop::NodeLimit,
-        Some(StopReason::TimeLimit(_)) => Stop::TimeLimit,
+        Some(StopReason::TimeLimit(_)) => {
+            // The wall clock cut the rewriting: what it found depends on the
+            // machine (the answer says so: `symalias_solver::clock`).
+            symalias_solver::clock::note_wall_stop();
+            Stop::TimeLimit
+        }
         Some(StopReason::Other(s)) => Stop::Other(s.clone()),
         None => Stop::Other("not run".into()),
     };

@@ -28,3 +28,4 @@ mod simplify_corpus;
 mod simplify_rules;
 mod simplify_spec;
 mod symbolic_completeness;
+mod work_bounds;

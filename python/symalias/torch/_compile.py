@@ -184,6 +184,8 @@ class Compile:
         with lock:
             stats.decisions += 1
             stats.decision_seconds += d.seconds
+            if getattr(d.native, "time_limit_hit", False):
+                stats.time_limit_hits += 1
             stats.reports.append(report)
         _trace.group(report)
 

@@ -122,6 +122,11 @@ class Stats:
     dtype_fallbacks: int = 0
     #: One line per eager fallback: why.
     fallback_reasons: list[str] = field(default_factory=list)
+    #: Decisions that the time limit (the wall-clock backstop), not a work
+    #: bound, cut short: sound, but a faster or idler rank may have decided
+    #: more, so compiled guards may differ between machines. Zero is the
+    #: normal case; anything else is worth a look (issue 60).
+    time_limit_hits: int = 0
     #: AOTAutograd cache keys that carry symalias's decision.
     cache_keys: int = 0
     #: AOTAutograd cache hits on which symalias restored its decision and guards.

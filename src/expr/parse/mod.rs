@@ -167,8 +167,25 @@ pub fn parse(pool: &mut ExprPool, text: &str) -> Result<ExprId, ParseError> {
     lower(pool, &ast)
 }
 
+/// The longest expression text `parse` accepts, in bytes (1 MiB): far
+/// longer than any shape expression a compiler writes (torch's run to a
+/// few hundred bytes; the hostile-input tests parse 40,000-term sums), and
+/// short enough that parsing and everything after it stay well inside a
+/// case's time limit with memory proportional to the text (a 10 MB
+/// `Max(...)` took 8 s and 1.28 GB before the cap).
+pub const MAX_TEXT: usize = 1 << 20;
+
 /// Parses `text` into a syntax tree without building expressions.
 pub fn parse_ast(text: &str) -> Result<Ast, ParseError> {
+    if text.len() > MAX_TEXT {
+        return err(
+            MAX_TEXT,
+            format!(
+                "expression of {} bytes, longer than the {MAX_TEXT} bytes accepted",
+                text.len()
+            ),
+        );
+    }
     let toks = tokenize(text)?;
     let mut p = Parser {
         toks,

@@ -67,6 +67,8 @@ struct Cases<'a, 's> {
     /// The symbols that decide the classification: those of the layouts
     /// and of the assumptions. Every other symbol keeps its hint.
     syms: Vec<SymbolId>,
+    /// z3 queries the regions may still ask, together.
+    queries_left: usize,
 }
 
 /// Proves (or refutes) the hint classification of a symbolic case: the
@@ -116,10 +118,15 @@ pub(crate) fn prove_case(
         solver,
         opts,
         syms,
+        queries_left: opts.max_queries,
     };
     match cases.by_cases(env, 0) {
         Outcome::Proved => proved(first, hint),
-        Outcome::Refuted(cx) => cases.staged(env, Some(cx)),
+        Outcome::Refuted(cx) => {
+            // The counterexample's report gets an allowance of its own.
+            cases.queries_left = opts.max_queries;
+            cases.staged(env, Some(cx))
+        }
         Outcome::Unknown => first,
     }
 }
@@ -146,17 +153,27 @@ fn proved(first: CaseProof, hint: &GroupAnswer) -> CaseProof {
         counterexample: None,
         pairs,
         shape_guards: Some(Vec::new()),
+        queries: first.queries,
     }
 }
 
 impl Cases<'_, '_> {
     /// The staged prover on a region (from a counterexample, if `seed`).
+    /// The regions share the case's `max_queries` (what the first, whole
+    /// case left, and at least a second allowance): a work bound, so that
+    /// how far the cutting goes does not depend on the machine.
     fn staged(&mut self, env: &Env, seed: Option<Vec<(SymbolId, i64)>>) -> CaseProof {
-        prove_region(self.pool, env, self.case, self.solver, self.opts, seed)
+        let opts = ProofOptions {
+            max_queries: self.queries_left,
+            ..self.opts
+        };
+        let p = prove_region(self.pool, env, self.case, self.solver, opts, seed);
+        self.queries_left = self.queries_left.saturating_sub(p.queries);
+        p
     }
 
     fn time_left(&self) -> bool {
-        self.opts.deadline.is_none_or(|d| Instant::now() < d)
+        !symalias_solver::clock::past_opt(self.opts.deadline)
     }
 
     /// A region: by exhaustion when small, else the staged prover, else cut.

@@ -171,10 +171,7 @@ pub fn prove_internal(
         return InternalProof::proved(verdict);
     }
     let overlaps = verdict.may_overlap();
-    if opts
-        .deadline
-        .is_some_and(|d| std::time::Instant::now() >= d)
-    {
+    if symalias_solver::clock::past_opt(opts.deadline) {
         return unsettled(verdict);
     }
     if !overlaps && strides_separate(pool, env, layout, view, solver, &opts) {
@@ -343,7 +340,7 @@ fn sampled_counterexample(
     let mut next = super::xorshift(0x9E37_79B9_7F4A_7C15);
     let started = std::time::Instant::now();
     (0..opts.samples)
-        .take_while(|_| std::time::Instant::now() < opts.deadline_from(started))
+        .take_while(|_| !symalias_solver::clock::past(opts.deadline_from(started)))
         .map(|k| super::refute::sample_at(env, &syms, k, &mut next))
         .map(|cx| {
             cx.into_iter()

@@ -64,6 +64,12 @@ pub struct ProofOptions {
     pub deadline: Option<Instant>,
     /// z3 `rlimit` of a query.
     pub rlimit: u32,
+    /// z3 resource units (`rlimit count`) the proof of one case may spend
+    /// in all its queries together: with `max_queries`, the work bound that
+    /// decides how far a proof goes, the same on every machine. Sized so a
+    /// case finishes well inside a tenth of `time_limit` on a two-core
+    /// machine of 2026 (about 1 µs a unit there).
+    pub work: u64,
 }
 
 impl Default for ProofOptions {
@@ -75,9 +81,13 @@ impl Default for ProofOptions {
             time_limit: Duration::from_secs(2),
             deadline: None,
             rlimit: 20_000,
+            work: DEFAULT_WORK,
         }
     }
 }
+
+/// The default [`ProofOptions::work`].
+pub const DEFAULT_WORK: u64 = 150_000;
 
 impl ProofOptions {
     /// The deadline of a proof that starts at `started`.
@@ -138,6 +148,9 @@ pub(crate) struct CaseProof {
     /// Shape guards that, together with what was proved, imply the classification;
     /// `None` when some unproved requirement has no such guard.
     pub shape_guards: Option<Vec<ExprId>>,
+    /// z3 queries asked (of `max_queries`): proof by cases shares one
+    /// count among its regions (`cases.rs`).
+    pub queries: usize,
 }
 
 /// Groups up to this many views are proved pair by pair where a chain of
@@ -354,7 +367,7 @@ fn always_in(
     }
     .compact();
     let deadline = opts.deadline_from(Instant::now());
-    if Instant::now() >= deadline {
+    if symalias_solver::clock::past(deadline) {
         return false; // not even a z3 context: it takes milliseconds to make
     }
     let rlimit = opts.rlimit;
@@ -693,7 +706,12 @@ impl Prover<'_, '_> {
         };
         tally.guards.sort();
         tally.guards.dedup();
-        debug!(?invariant, queries = self.queries, "proof done");
+        debug!(
+            ?invariant,
+            queries = self.queries,
+            spent = self.session.spent(),
+            "proof done"
+        );
         let counterexample = self.counterexample.map(|cx| {
             let set: HashMap<SymbolId, i64> = cx.iter().copied().collect();
             self.env
@@ -709,6 +727,7 @@ impl Prover<'_, '_> {
                 .collect()
         });
         CaseProof {
+            queries: self.queries,
             invariant,
             counterexample,
             pairs: tally.pairs,
@@ -746,7 +765,7 @@ impl Prover<'_, '_> {
     /// first interval check then answers unknown at once (on huge
     /// expressions even expansion and sampling take long).
     fn time_left(&self) -> bool {
-        Instant::now() < self.opts.deadline_from(self.started)
+        !symalias_solver::clock::past(self.opts.deadline_from(self.started))
     }
 
     fn ask(&mut self, enc: &Encoder, assertions: Vec<Formula>) -> Asked {

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod random_programs;
 pub mod symgen;
 pub mod symgen_layouts;
+pub mod symgen_nonlinear;
 pub mod symgen_products;
 pub mod views;
 
