@@ -39,20 +39,66 @@ fn hit(line: &str) -> bool {
     r.time_limit_hit
 }
 
+fn run_line(line: &str, extra: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_symalias"))
+        .args(["overlap", "--no-timing", "--jobs", "1"])
+        .args(extra)
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{line}\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim_end()
+        .to_string()
+}
+
 /// The machine at a tenth of its speed: the default time limit is 2 s,
 /// and this binary is the test build (opt-level 1), about half as fast as
 /// the release build, so 400 ms on one thread here stands for a release
 /// build with a tenth of this machine's CPU. The work bounds finish every
-/// corpus case well before; nothing fires, and the bytes are the default's.
+/// corpus case well before; the bytes are the default's. (The test shares
+/// the machine with the rest of the suite: a line the clock cut while the
+/// machine was busy is asked again on its own, up to three times, before
+/// it counts.) Without any clock at all (a limit of a day) the bytes are
+/// the default's too: the clock decides nothing on the corpus.
 #[test]
 fn a_tenth_of_the_time_limit_gives_the_same_bytes() {
     let default = corpus_run(&[]);
-    let tenth = corpus_run(&["--time-limit-ms", "400", "--jobs", "1"]);
+    let fired: Vec<&String> = default.iter().filter(|l| hit(l)).collect();
+    assert!(
+        fired.is_empty(),
+        "the clock fired at the default: {fired:?}"
+    );
+    assert_eq!(default, corpus_run(&["--time-limit-ms", "86400000"]));
+    let tenth_args = ["--time-limit-ms", "400"];
+    let tenth = corpus_run(&[tenth_args[0], tenth_args[1], "--jobs", "1"]);
     assert_eq!(default.len(), tenth.len());
-    let fired: Vec<&String> = default.iter().chain(&tenth).filter(|l| hit(l)).collect();
-    assert!(fired.is_empty(), "the clock fired: {fired:?}");
-    for (a, b) in default.iter().zip(&tenth) {
-        assert_eq!(a, b);
+    let inputs: Vec<String> = std::fs::read_to_string(corpus("overlap_dev.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    for (i, (a, b)) in default.iter().zip(&tenth).enumerate() {
+        let mut b = b.clone();
+        for _ in 0..3 {
+            if !hit(&b) {
+                break;
+            }
+            b = run_line(&inputs[i], &tenth_args);
+        }
+        assert!(!hit(&b), "the clock fired at a tenth, three times: {b}");
+        assert_eq!(a, &b);
     }
 }
 

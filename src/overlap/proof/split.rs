@@ -57,9 +57,101 @@ impl Prover<'_, '_> {
         Some(self.pool.mul(&rest))
     }
 
+    /// `g = x + c` with `x` a symbol and `c` free of it (or `g = x`):
+    /// `(x, c)`. Such a
+    /// `g` divides polynomials in `x` exactly as a number would
+    /// (synthetic division), so that `2*s0 + 2` is `2*g` for `g = s0 + 1`
+    /// (issue 60's non-linear family), which no term of it shows.
+    fn monic_linear(&mut self, g: ExprId) -> Option<(ExprId, ExprId)> {
+        if matches!(self.pool.node(g), Node::Sym(_)) {
+            // A symbol: `x + 0` (its powers divide too: `s0*s0` is `s0*g`).
+            let zero = self.pool.int(0);
+            return Some((g, zero));
+        }
+        let Node::Add(xs) = self.pool.node(g).clone() else {
+            return None;
+        };
+        for &t in xs.iter() {
+            let Node::Sym(s) = *self.pool.node(t) else {
+                continue;
+            };
+            let rest: Vec<ExprId> = xs.iter().copied().filter(|&u| u != t).collect();
+            if rest.iter().all(|&u| !self.pool.symbols_of(u).contains(&s)) {
+                let c = self.pool.add(&rest);
+                return Some((t, c));
+            }
+        }
+        None
+    }
+
+    /// The degree of `x` in the monomial `t`, and the rest of `t`.
+    fn degree_in(&mut self, t: ExprId, x: ExprId) -> (u32, ExprId) {
+        let factors = match self.pool.node(t) {
+            Node::Mul(fs) => fs.to_vec(),
+            _ => vec![t],
+        };
+        let (mut k, mut rest) = (0u32, Vec::new());
+        for f in factors {
+            match *self.pool.node(f) {
+                _ if f == x => k += 1,
+                Node::Pow(b, e) if b == x => k += e,
+                _ => rest.push(f),
+            }
+        }
+        (k, self.pool.mul(&rest))
+    }
+
+    /// `e = g*Q + R` for `g = x + c` by synthetic division in `x`: `R` is
+    /// free of `x`. `None` past a degree of 8 (not a layout's).
+    fn divide_linear(&mut self, e: ExprId, x: ExprId, c: ExprId) -> Option<(ExprId, ExprId)> {
+        let e = expand(self.pool, e);
+        let terms = match self.pool.node(e) {
+            Node::Add(xs) => xs.to_vec(),
+            _ => vec![e],
+        };
+        let mut by_degree: Vec<Vec<ExprId>> = Vec::new();
+        for t in terms {
+            let (k, rest) = self.degree_in(t, x);
+            if k > 8 {
+                return None;
+            }
+            if by_degree.len() <= k as usize {
+                by_degree.resize(k as usize + 1, Vec::new());
+            }
+            by_degree[k as usize].push(rest);
+        }
+        let a: Vec<ExprId> = by_degree.iter().map(|ts| self.pool.add(ts)).collect();
+        let n = a.len() - 1;
+        if n == 0 {
+            let zero = self.pool.int(0);
+            return Some((zero, e));
+        }
+        // q[n-1] = a[n]; q[k-1] = a[k] - c*q[k]; R = a[0] - c*q[0].
+        let mut q = vec![a[n]; n];
+        for k in (1..n).rev() {
+            let cq = self.pool.mul(&[c, q[k]]);
+            q[k - 1] = self.pool.sub(a[k], cq);
+        }
+        let cq0 = self.pool.mul(&[c, q[0]]);
+        let r = self.pool.sub(a[0], cq0);
+        let parts: Vec<ExprId> = (0..n)
+            .map(|k| {
+                let xk = self.pool.pow(x, k as u32);
+                self.pool.mul(&[q[k], xk])
+            })
+            .collect();
+        let quotient = self.pool.add(&parts);
+        Some((expand(self.pool, quotient), expand(self.pool, r)))
+    }
+
     /// `e = g*A + B` term by term (the terms of the expanded `e` that are
-    /// multiples of `g` go to `A`).
+    /// multiples of `g` go to `A`); for `g = x + c`, by division in `x`.
     fn split_expr(&mut self, e: ExprId, g: ExprId) -> (ExprId, ExprId) {
+        if let Some((x, c)) = self.monic_linear(g) {
+            if let Some(qr) = self.divide_linear(e, x, c) {
+                return qr;
+            }
+        }
         let e = expand(self.pool, e);
         let terms = match self.pool.node(e) {
             Node::Add(xs) => xs.to_vec(),
@@ -80,9 +172,17 @@ impl Prover<'_, '_> {
         let dims = self.fps[t].dims.clone();
         let (q0, r0) = self.split_expr(fp_start, g);
         let (mut q_dims, mut r_dims) = (Vec::new(), Vec::new());
+        let linear = self.monic_linear(g);
         for (n, s) in dims {
             let s_exp = expand(self.pool, s);
-            match self.coefficient(s_exp, g) {
+            let exact = match linear {
+                Some((x, c)) => self
+                    .divide_linear(s_exp, x, c)
+                    .filter(|&(_, r)| self.pool.as_int(r) == Some(0))
+                    .map(|(q, _)| q),
+                None => self.coefficient(s_exp, g),
+            };
+            match exact {
                 Some(c) => q_dims.push((n, c)),
                 None => r_dims.push((n, s)),
             }
@@ -145,6 +245,42 @@ impl Prover<'_, '_> {
         None
     }
 
+    /// A sum without its integer content: `2*s0 + 2` is `2*(s0 + 1)`, so
+    /// `s0 + 1` (the modulus a view of every other row shares with a view
+    /// of every row). Anything else as it is.
+    fn primitive(&mut self, s: ExprId) -> ExprId {
+        let e = expand(self.pool, s);
+        let Node::Add(xs) = self.pool.node(e).clone() else {
+            return s;
+        };
+        let coef = |p: &Self, t: ExprId| -> i64 {
+            match p.pool.node(t) {
+                Node::Int(v) => *v,
+                Node::Mul(fs) => p.pool.as_int(fs[0]).unwrap_or(1),
+                _ => 1,
+            }
+        };
+        let g = xs.iter().fold(0i64, |g, &t| gcd(g, coef(self, t)));
+        if g <= 1 {
+            return s;
+        }
+        let parts: Vec<ExprId> = xs
+            .iter()
+            .map(|&t| match self.pool.node(t).clone() {
+                Node::Int(v) => self.pool.int(v / g),
+                Node::Mul(fs) => {
+                    let k = self.pool.as_int(fs[0]).unwrap_or(1) / g;
+                    let k = self.pool.int(k);
+                    let mut rest = vec![k];
+                    rest.extend_from_slice(&fs[1..]);
+                    self.pool.mul(&rest)
+                }
+                _ => t,
+            })
+            .collect();
+        self.pool.add(&parts)
+    }
+
     /// Candidate strides `g`: the symbolic strides of both views, as written
     /// and without their constant coefficients, those both views use first.
     fn split_candidates(&mut self, a: usize, b: usize) -> Vec<ExprId> {
@@ -162,7 +298,8 @@ impl Prover<'_, '_> {
                 }
                 let rest = core(self, s);
                 let c = self.pool.mul(&rest);
-                for g in [s, c] {
+                let p = self.primitive(s);
+                for g in [s, c, p] {
                     if !of[k].contains(&g) {
                         of[k].push(g);
                     }
@@ -258,4 +395,12 @@ impl Prover<'_, '_> {
             settled => Some(settled),
         }
     }
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    i64::try_from(a).unwrap_or(1)
 }
