@@ -32,10 +32,12 @@ pub struct OverlapArgs {
     /// decides how far a proof goes, the same on every machine.
     #[arg(long, default_value_t = ProofOptions::default().work)]
     pub work: u64,
-    /// Time bound per case, in milliseconds: simplification, exact decision
-    /// and proof together. A running z3 query is interrupted at it and the
-    /// case answers by the limit plus ~50 ms; what is left unproved is
-    /// guarded
+    /// Time bound per case, in milliseconds: a backstop behind the work
+    /// bounds, which decide on their own. A running z3 query is
+    /// interrupted at it and the case answers by the limit plus ~50 ms;
+    /// what is left undecided is guarded, and the answer says
+    /// `"time_limit_hit": true` (only such a line may differ between
+    /// machines)
     #[arg(long, default_value_t = ProofOptions::default().time_limit.as_millis() as u64)]
     pub time_limit_ms: u64,
     /// Write `micros: 0`, for byte-for-byte reproducible output.
