@@ -28,8 +28,9 @@
 #![allow(dead_code)]
 
 use super::symgen::{self, GenSym};
+use super::symgen_products::{plus, tensor};
 use super::Rng;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The families, in the order `case` draws them.
 pub const FAMILIES: [&str; 4] = ["cube", "rescaled", "flattened", "mixed"];
@@ -38,10 +39,6 @@ struct Gen {
     r: Rng,
     syms: Vec<GenSym>,
     itemsize: i64,
-}
-
-fn tensor(sizes: Vec<String>, strides: Vec<String>, offset: String, itemsize: i64) -> Value {
-    json!({"sizes": sizes, "strides": strides, "storage_offset": offset, "itemsize": itemsize})
 }
 
 /// `c*e` as text, `e` parenthesised when it is not a plain name.
@@ -68,15 +65,6 @@ fn product(a: &str, b: &str) -> String {
         ("1", _) => b.into(),
         (_, "1") => a.into(),
         _ => format!("{}*{}", wrap(a), wrap(b)),
-    }
-}
-
-/// `a + b` as text, dropping zeros.
-fn plus(a: &str, b: &str) -> String {
-    match (a, b) {
-        ("0", _) => b.into(),
-        (_, "0") => a.into(),
-        _ => format!("{a} + {b}"),
     }
 }
 

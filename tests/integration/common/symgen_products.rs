@@ -32,7 +32,7 @@ struct Gen {
     syms: Vec<GenSym>,
 }
 
-fn tensor(sizes: Vec<String>, strides: Vec<String>, offset: String, itemsize: i64) -> Value {
+pub fn tensor(sizes: Vec<String>, strides: Vec<String>, offset: String, itemsize: i64) -> Value {
     json!({"sizes": sizes, "strides": strides, "storage_offset": offset, "itemsize": itemsize})
 }
 
@@ -47,7 +47,7 @@ fn times(c: i64, e: &str) -> String {
 }
 
 /// `a + b` as text, dropping zeros.
-fn plus(a: &str, b: &str) -> String {
+pub fn plus(a: &str, b: &str) -> String {
     match (a, b) {
         ("0", _) => b.into(),
         (_, "0") => a.into(),
