@@ -688,12 +688,10 @@ impl SelfWork {
         }
     }
 
-    /// The view's self-overlap at concrete values, within what is left.
+    /// The view's self-overlap at concrete values, within what is left
+    /// (each of its systems' searches at most `budget` nodes; an exact
+    /// stage where one is left undecided, while the case can pay for it).
     fn concrete(&mut self, v: &View, deadline: Option<Instant>) -> Verdict {
-        let mut mine = self.budget.min(self.nodes);
-        let before = mine;
-        let verdict = internal_overlap_until(v, &mut mine, deadline);
-        self.nodes -= before - mine;
-        verdict
+        internal_overlap_until(v, self.budget, &mut self.nodes, deadline)
     }
 }

@@ -44,17 +44,18 @@ use crate::layout::View;
 /// ```
 pub fn internal_overlap(view: &View, budget: u64) -> Verdict {
     let mut work = budget;
-    internal_overlap_until(view, &mut work, None)
+    internal_overlap_until(view, budget, &mut work, None)
 }
 
 /// [`internal_overlap`] with the exact stage: a dimension's system the
 /// search leaves undecided is decided by `pair::exact_system` until
 /// `deadline` (one z3 session for the view, started only if needed).
-/// The searches of all the view's systems draw their nodes from `work`
-/// (a case's views share one budget: `analysis::group`), and each exact
-/// stage costs [`EXACT_COST`] of it: a work bound, not a clock.
+/// Each system's search takes at most `budget` nodes, drawn from `work`
+/// (a case's views share one: `analysis::group`), and each exact stage
+/// costs [`EXACT_COST`] of it: a work bound, not a clock.
 pub(crate) fn internal_overlap_until(
     view: &View,
+    budget: u64,
     work: &mut u64,
     deadline: Option<Instant>,
 ) -> Verdict {
@@ -74,7 +75,11 @@ pub(crate) fn internal_overlap_until(
     let mut undecided: Vec<(usize, Vec<Term>, i128)> = Vec::new();
     for k in 0..dims.len() {
         let (terms, r) = system(view, &dims, k);
-        match solve_counted(&terms, r, work, deadline) {
+        let mut mine = budget.min(*work);
+        let before = mine;
+        let solved = solve_counted(&terms, r, &mut mine, deadline);
+        *work -= before - mine;
+        match solved {
             Solve::Found(x) => return found(view, &dims, k, &x),
             Solve::None => {}
             Solve::Undecided => undecided.push((k, terms, r)),
