@@ -173,8 +173,11 @@ def test_the_gil_is_released_during_analysis():
     span = {}
 
     def work():
+        # The case ends on its work bounds in a few tens of ms (issue 60):
+        # analysed again and again for 0.2 s, so there is a span to watch.
         span["start"] = time.perf_counter()
-        symalias.overlap(case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=600)
+        while time.perf_counter() - span["start"] < 0.2:
+            symalias.overlap(case["tensors"], case.get("symbols"), case.get("assumptions", []), time_limit_ms=600)
         span["end"] = time.perf_counter()
         done.set()
 
@@ -187,8 +190,9 @@ def test_the_gil_is_released_during_analysis():
     t.join()
     inside = [x for x in ticks if span["start"] < x < span["end"]]
     assert span["end"] - span["start"] > 0.05
-    # With the GIL held the main thread could not run at all meanwhile.
-    assert len(inside) >= 10
+    # With the GIL held during each analysis the main thread could run only
+    # between them (a few ticks); released, it ticks about every 1 ms.
+    assert len(inside) >= 50, len(inside)
 
 
 def test_time_bound_is_honoured():
