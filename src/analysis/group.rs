@@ -416,12 +416,12 @@ fn within(opts: Option<&SimplifyOptions>, deadline: Instant) -> Option<SimplifyO
     if symalias_solver::clock::past(deadline) {
         return None;
     }
-    let left = deadline.saturating_duration_since(Instant::now());
-    (!left.is_zero()).then(|| {
-        let mut so = *opts;
-        so.limits.time = so.limits.time.min(left);
-        so
-    })
+    let mut so = *opts;
+    so.limits.time = so
+        .limits
+        .time
+        .min(deadline.saturating_duration_since(Instant::now()));
+    Some(so)
 }
 
 /// Every distinct field expression simplified once, under the environment's

@@ -74,10 +74,27 @@ pub(crate) fn solve(terms: &[Term], r: i128, budget: u64) -> Solve {
     solve_counted(terms, r, &mut left, None)
 }
 
-/// [`solve`] drawing its nodes from `left` (what is left of a larger
-/// budget afterwards: a group's searches share one); past `deadline` (a
-/// backstop, looked at every [`CLOCK_EVERY`] nodes) undecided.
-pub(crate) fn solve_counted(
+/// [`solve`] within `cap` nodes drawn from `work`, a budget searches
+/// share (a group's pairs, a case's self-overlap systems): what they take
+/// is gone from it.
+pub(crate) fn solve_within(
+    terms: &[Term],
+    r: i128,
+    cap: u64,
+    work: &mut u64,
+    deadline: Option<std::time::Instant>,
+) -> Solve {
+    let mut mine = cap.min(*work);
+    let before = mine;
+    let solved = solve_counted(terms, r, &mut mine, deadline);
+    *work -= before - mine;
+    solved
+}
+
+/// [`solve`] drawing its nodes from `left` (what is left afterwards);
+/// past `deadline` (a backstop, looked at every [`CLOCK_EVERY`] nodes)
+/// undecided.
+fn solve_counted(
     terms: &[Term],
     r: i128,
     left: &mut u64,

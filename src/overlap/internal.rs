@@ -22,7 +22,7 @@
 
 use std::time::Instant;
 
-use super::diophantine::{solve_counted, Solve, Term};
+use super::diophantine::{solve_within, Solve, Term};
 use super::pair::{exact_system, with_exact_session, Verdict, Witness, EXACT_COST};
 use crate::layout::View;
 
@@ -75,11 +75,7 @@ pub(crate) fn internal_overlap_until(
     let mut undecided: Vec<(usize, Vec<Term>, i128)> = Vec::new();
     for k in 0..dims.len() {
         let (terms, r) = system(view, &dims, k);
-        let mut mine = budget.min(*work);
-        let before = mine;
-        let solved = solve_counted(&terms, r, &mut mine, deadline);
-        *work -= before - mine;
-        match solved {
+        match solve_within(&terms, r, budget, work, deadline) {
             Solve::Found(x) => return found(view, &dims, k, &x),
             Solve::None => {}
             Solve::Undecided => undecided.push((k, terms, r)),

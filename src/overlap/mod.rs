@@ -23,7 +23,7 @@ pub use internal::internal_overlap;
 pub(crate) use internal::internal_overlap_until;
 pub use pair::{Verdict, Witness, DEFAULT_BUDGET};
 pub(crate) use proof::{disjoint_by_extents, prove_case};
-pub use sweep::GROUP_WORK;
+pub(crate) use sweep::GROUP_WORK;
 internal! { pub use proof::prove_internal; }
 pub use proof::{InternalProof, Proof, ProofOptions};
 

@@ -13,7 +13,7 @@ use std::time::Instant;
 use symalias_solver::clock::past;
 use symalias_solver::{Answer, Budget, Cmp, Query, Session, Solver, Term as T};
 
-use super::diophantine::{solve_counted, Solve, Term};
+use super::diophantine::{solve_within, Solve, Term};
 use super::footprint::Footprint;
 use super::lattice::{reformulate, search_box, BoxSearch, Lattice};
 
@@ -51,17 +51,18 @@ pub const DEFAULT_BUDGET: u64 = 1 << 18;
 
 /// Decides whether two footprints (in the same unit) intersect.
 pub(crate) fn decide(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
-    let mut left = budget;
-    decide_counted(a, b, &mut left, None)
+    let mut work = budget;
+    decide_counted(a, b, budget, &mut work, None)
 }
 
-/// [`decide`] with its search's nodes drawn from `left` (a group's
-/// searches share one budget: `sweep.rs`).
-/// Past `deadline` (a backstop) the search stops undecided.
+/// [`decide`] with its search (at most `budget` nodes) drawn from `work`
+/// (a group's searches share one budget: `sweep.rs`). Past `deadline` (a
+/// backstop) the search stops undecided.
 pub(crate) fn decide_counted(
     a: &Footprint,
     b: &Footprint,
-    left: &mut u64,
+    budget: u64,
+    work: &mut u64,
     deadline: Option<Instant>,
 ) -> Verdict {
     if a.empty || b.empty || a.end < b.start || b.end < a.start {
@@ -76,7 +77,13 @@ pub(crate) fn decide_counted(
         let vb = b.dims.iter().map(|_| at - b.start).collect();
         return witness(a, b, at, va, vb);
     }
-    match solve_counted(&terms(a, b), (b.end - a.start) as i128, left, deadline) {
+    match solve_within(
+        &terms(a, b),
+        (b.end - a.start) as i128,
+        budget,
+        work,
+        deadline,
+    ) {
         Solve::None => Verdict::Disjoint,
         Solve::Undecided => Verdict::Undecided,
         // Every value is below a size, so it fits i64.

@@ -233,7 +233,7 @@ impl Classes {
 /// default time limit on a two-core machine of 2026 (about 0.1 µs a node
 /// there; a group past it answers its remaining candidates undecided:
 /// sound, and guarded).
-pub const GROUP_WORK: u64 = 1 << 21;
+pub(crate) const GROUP_WORK: u64 = 1 << 21;
 
 /// Analyses one storage group of footprints (all in the same unit).
 /// `listed_pairs` is the listing cap ([`PAIR_LIST_CAP`] by default).
@@ -342,10 +342,7 @@ fn group(
                     continue;
                 }
                 exact_tests += 1;
-                let mut left = budget.min(work);
-                let before = left;
-                let mut v = decide_counted(&fps[a], &fps[b], &mut left, deadline);
-                work -= before - left;
+                let mut v = decide_counted(&fps[a], &fps[b], budget, &mut work, deadline);
                 if v == Verdict::Undecided && work >= EXACT_COST {
                     work -= EXACT_COST;
                     v = exact(&fps[a], &fps[b]);

@@ -8,20 +8,18 @@
 //! * expression text is bounded per field and per case, with errors that
 //!   name the field.
 
-use crate::common::corpus;
-use std::process::Command;
+use crate::common::{cli, corpus};
 use symalias::analysis::{Analyzer, AnalyzerOptions};
 use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapResult};
 use symalias::layout::View;
 use symalias::overlap::{Verdict, PAIR_LIST_CAP};
 
 fn corpus_run(extra: &[&str]) -> Vec<String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_symalias"))
-        .args(["overlap", "--no-timing"])
-        .args(extra)
-        .arg(corpus("overlap_dev.jsonl"))
-        .output()
-        .unwrap();
+    let path = corpus("overlap_dev.jsonl");
+    let mut args = vec!["overlap", "--no-timing"];
+    args.extend_from_slice(extra);
+    args.push(path.to_str().unwrap());
+    let out = cli::run(&args, "");
     assert!(
         out.status.success(),
         "{}",
@@ -39,28 +37,12 @@ fn hit(line: &str) -> bool {
     r.time_limit_hit
 }
 
-/// One case on its own, ahead of the rest of the machine (`nice -n -10`:
-/// the test suite and a wheel build share it; without the right to raise
-/// its priority, `nice` runs it at the normal one).
+/// One case on its own, ahead of the rest of the machine.
 fn run_line(line: &str, extra: &[&str]) -> String {
-    let mut child = Command::new("nice")
-        .args(["-n", "-10", env!("CARGO_BIN_EXE_symalias")])
-        .args(["overlap", "--no-timing", "--jobs", "1"])
-        .args(extra)
-        .arg("-")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{line}\n").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut args = vec!["overlap", "--no-timing", "--jobs", "1"];
+    args.extend_from_slice(extra);
+    args.push("-");
+    let out = cli::run_ahead(&args, &format!("{line}\n"));
     String::from_utf8(out.stdout)
         .unwrap()
         .trim_end()
@@ -73,7 +55,7 @@ fn run_line(line: &str, extra: &[&str]) -> String {
 /// build with a tenth of this machine's CPU. The work bounds finish every
 /// corpus case well before; the bytes are the default's. (The test shares
 /// the machine with the rest of the suite: a line the clock cut while the
-/// machine was busy is asked again on its own, ahead of the rest, up to
+/// machine was busy is asked again on its own at a higher priority, up to
 /// three times, before it counts.) Without any clock at all (a limit of a day) the bytes are
 /// the default's too: the clock decides nothing on the corpus.
 #[test]

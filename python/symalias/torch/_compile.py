@@ -184,7 +184,7 @@ class Compile:
         with lock:
             stats.decisions += 1
             stats.decision_seconds += d.seconds
-            if getattr(d.native, "time_limit_hit", False):
+            if d.native is not None and d.native.time_limit_hit:
                 stats.time_limit_hits += 1
             stats.reports.append(report)
         _trace.group(report)

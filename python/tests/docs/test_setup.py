@@ -21,9 +21,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 SETUP = ROOT / ".ci" / "setup"
 
 # What a fresh machine has before `.ci/setup` (docs/setup.md: a Rust
-# toolchain, a C compiler, Python 3, git, valgrind, coreutils), and the project's own
+# toolchain, a C compiler, Python 3, git, valgrind), and the project's own
 # binary, which the tests build.
-FRESH = {"bash", "sh", "nice", "cc", "c++", "gcc", "g++", "cargo", "rustc", "python3", "git", "valgrind", "symalias"}
+FRESH = {"bash", "sh", "cc", "c++", "gcc", "g++", "cargo", "rustc", "python3", "git", "valgrind", "symalias"}
 
 PATTERNS = [
     re.compile(r"shutil\.which\(\s*\"([A-Za-z0-9_.+-]+)\"\s*\)"),

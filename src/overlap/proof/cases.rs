@@ -159,9 +159,9 @@ fn proved(first: CaseProof, hint: &GroupAnswer) -> CaseProof {
 
 impl Cases<'_, '_> {
     /// The staged prover on a region (from a counterexample, if `seed`).
-    /// The regions share the case's `max_queries` (what the first, whole
-    /// case left, and at least a second allowance): a work bound, so that
-    /// how far the cutting goes does not depend on the machine.
+    /// The regions share one allowance of `max_queries` queries (the
+    /// whole case's first try had its own): a work bound, so that how far
+    /// the cutting goes does not depend on the machine.
     fn staged(&mut self, env: &Env, seed: Option<Vec<(SymbolId, i64)>>) -> CaseProof {
         let opts = ProofOptions {
             max_queries: self.queries_left,
