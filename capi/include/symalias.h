@@ -51,12 +51,13 @@ typedef enum SymaliasAnswer {
   SYMALIAS_UNKNOWN = 2,
 } SymaliasAnswer;
 
-// A case under construction: symbols, assumptions, views (a FORMATS §3
-// case, typed: no document is written or parsed).
+// A case under construction: symbols, assumptions, views (typed fields:
+// no document is written or parsed).
 typedef struct SymaliasCase SymaliasCase;
 
-// The answer to a case. Its listed pairs and its overlapping views are
-// kept sorted, so the accessors look them up by binary search.
+// The answer to a case: the engine's typed report. Its listed pairs and
+// its overlapping views are kept sorted, so the accessors look them up by
+// binary search.
 typedef struct SymaliasResult SymaliasResult;
 
 // A subset of a buffer in MLIR's terms (`tensor.extract_slice` /

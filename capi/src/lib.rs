@@ -2,10 +2,12 @@
 //! one buffer, built through opaque handles, answered exactly at the hints
 //! and for all allowed shapes.
 //!
-//! The ABI is an edge like the CLI's JSON: a case built here is a FORMATS
-//! §3 overlap case (typed: `OverlapCase`, no document written or parsed)
-//! and goes through the same loading and validation (errors name the input
-//! and the field), then the same `Analyzer`.
+//! The ABI is an edge like the CLI's JSON, and reaches the engine by the
+//! same typed road (`io::analyze_views`, as the CLI's cases and Python's
+//! `decide` do): a case built here is symbols, assumptions and views held
+//! as typed fields -- no document is written or parsed -- loaded and
+//! validated as a FORMATS §3 case is (errors name the input and the field),
+//! and answered from the engine's typed report.
 //!
 //! Conventions, for every function:
 //! * a status code (`SymaliasStatus`); on an error the message is kept per
@@ -26,10 +28,10 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use symalias::analysis::{Analyzer, AnalyzerOptions};
-use symalias::io::{
-    run_overlap_case, ExprField, OverlapCase, OverlapResult, SymbolSpec, TensorSpec,
-};
+use std::collections::BTreeMap;
+
+use symalias::analysis::{Analyzer, AnalyzerOptions, OverlapReport};
+use symalias::io::{analyze_views, check_text_total, guard_json, load_env, ExprField, SymbolSpec};
 
 /// The outcome of a call.
 #[repr(C)]
@@ -65,16 +67,31 @@ pub enum SymaliasAnswer {
     SymaliasUnknown = 2,
 }
 
-/// A case under construction: symbols, assumptions, views (a FORMATS §3
-/// case, typed: no document is written or parsed).
+/// A case under construction: symbols, assumptions, views (typed fields:
+/// no document is written or parsed).
+#[derive(Clone, Default)]
 pub struct SymaliasCase {
-    case: OverlapCase,
+    symbols: BTreeMap<String, SymbolSpec>,
+    assumptions: Vec<String>,
+    views: Vec<CaseView>,
 }
 
-/// The answer to a case. Its listed pairs and its overlapping views are
-/// kept sorted, so the accessors look them up by binary search.
+/// One view of a case: its source (its name in guards) and its layout
+/// fields (sizes, strides and offset in elements; itemsize in bytes).
+#[derive(Clone)]
+struct CaseView {
+    source: String,
+    sizes: Vec<ExprField>,
+    strides: Vec<ExprField>,
+    offset: ExprField,
+    itemsize: i64,
+}
+
+/// The answer to a case: the engine's typed report. Its listed pairs and
+/// its overlapping views are kept sorted, so the accessors look them up by
+/// binary search.
 pub struct SymaliasResult {
-    result: OverlapResult,
+    report: OverlapReport,
     /// The number of views.
     views: usize,
     guards: Vec<CString>,
@@ -171,15 +188,7 @@ pub extern "C" fn symalias_last_error() -> *const c_char {
 /// A new, empty case (free with `symalias_case_free`).
 #[no_mangle]
 pub extern "C" fn symalias_case_new() -> *mut SymaliasCase {
-    Box::into_raw(Box::new(SymaliasCase {
-        case: OverlapCase {
-            id: "c".into(),
-            symbols: Default::default(),
-            assumptions: Vec::new(),
-            tensors: Vec::new(),
-            expect: None,
-        },
-    }))
+    Box::into_raw(Box::new(SymaliasCase::default()))
 }
 
 /// Frees a case (null: nothing).
@@ -209,7 +218,7 @@ pub unsafe extern "C" fn symalias_case_add_symbol(
             max: (max != i64::MAX).then_some(max),
             source: Some(format!("C['{name}']")),
         };
-        case.case.symbols.insert(name.to_string(), spec);
+        case.symbols.insert(name.to_string(), spec);
         Ok(())
     })
 }
@@ -224,7 +233,7 @@ pub unsafe extern "C" fn symalias_case_add_assumption(
     guarded(|| {
         let case = case.as_mut().ok_or_else(|| invalid("case: null handle"))?;
         let assumption = text(assumption, || "assumption")?;
-        case.case.assumptions.push(assumption.to_string());
+        case.assumptions.push(assumption.to_string());
         Ok(())
     })
 }
@@ -245,24 +254,24 @@ pub unsafe extern "C" fn symalias_case_add_view(
 ) -> SymaliasStatus {
     guarded(|| {
         let case = case.as_mut().ok_or_else(|| invalid("case: null handle"))?;
-        let k = case.case.tensors.len();
+        let k = case.views.len();
         let sizes = texts(sizes, ndim, &|d| format!("views[{k}].sizes[{d}]"), expr)?;
         let strides = texts(strides, ndim, &|d| format!("views[{k}].strides[{d}]"), expr)?;
         let source = text(source, || format!("views[{k}].source"))?;
         let offset = text(offset, || format!("views[{k}].offset"))?;
-        case.case.tensors.push(TensorSpec {
-            source: Some(source.to_string()),
+        case.views.push(CaseView {
+            source: source.to_string(),
             sizes,
             strides,
-            storage_offset: expr(0, offset),
+            offset: expr(0, offset),
             itemsize,
         });
         Ok(())
     })
 }
 
-/// What a result leaves undecided, named (`None`: everything decided).
-fn undecided(r: &OverlapResult) -> Option<String> {
+/// What a report leaves undecided, named (`None`: everything decided).
+fn undecided(r: &OverlapReport) -> Option<String> {
     if let Some(p) = r.pairs.iter().find(|p| p.overlap && p.witness.is_none()) {
         return Some(format!("views {} and {} at the hints", p.a, p.b));
     }
@@ -271,29 +280,62 @@ fn undecided(r: &OverlapResult) -> Option<String> {
         .iter()
         .find(|s| s.proof == symalias::Proof::Unknown)
     {
-        return Some(format!("view {} against itself", s.tensor));
+        return Some(format!("view {} against itself", s.member));
     }
-    r.invariant
+    r.invariance
+        .as_option()
         .is_none()
         .then(|| "the partition for all shapes".to_string())
 }
 
+impl SymaliasCase {
+    /// The case's expression text in bytes (held to the engine's limit).
+    fn text_bytes(&self) -> usize {
+        let text = |f: &ExprField| match f {
+            ExprField::Text(t) => t.len(),
+            ExprField::Int(_) => 0,
+        };
+        let views: usize = self
+            .views
+            .iter()
+            .flat_map(|v| v.sizes.iter().chain(&v.strides).chain([&v.offset]))
+            .map(text)
+            .sum();
+        views + self.assumptions.iter().map(String::len).sum::<usize>()
+    }
+}
+
 impl SymaliasResult {
-    /// Answers `case` within `time_limit_ms` (0: the default).
-    fn of(case: &OverlapCase, time_limit_ms: u64) -> Result<SymaliasResult, SymaliasStatus> {
+    /// Answers `case` within `time_limit_ms` (0: the default): loaded and
+    /// analysed by the engine's typed road (`io::analyze_views`).
+    fn of(case: &SymaliasCase, time_limit_ms: u64) -> Result<SymaliasResult, SymaliasStatus> {
         let mut options = AnalyzerOptions::default();
         if time_limit_ms > 0 {
             options.proof.time_limit = std::time::Duration::from_millis(time_limit_ms);
         }
         let limit = options.proof.time_limit;
-        let result = run_overlap_case(case, &mut Analyzer::new(options), true)
-            .map_err(|e| fail(SymaliasStatus::SymaliasInputError, e.to_string()))?;
+        let input =
+            |e: symalias::io::InputError| fail(SymaliasStatus::SymaliasInputError, e.to_string());
+        check_text_total(case.text_bytes()).map_err(input)?;
+        let mut scope = load_env(&case.symbols, &case.assumptions).map_err(input)?;
+        let views: Vec<_> = case
+            .views
+            .iter()
+            .map(|v| {
+                (
+                    v.source.clone(),
+                    (&v.sizes[..], &v.strides[..], &v.offset, v.itemsize),
+                )
+            })
+            .collect();
+        let mut report =
+            analyze_views(&mut Analyzer::new(options), &mut scope, "c", &views).map_err(input)?;
         // The engine's own word that the clock (not a work bound) stopped
         // some of the work: then, and only then, the answer may depend on
         // the machine.
-        let timed_out = result
+        let timed_out = report
             .time_limit_hit
-            .then(|| undecided(&result))
+            .then(|| undecided(&report))
             .flatten()
             .map(|what| {
                 format!(
@@ -301,17 +343,16 @@ impl SymaliasResult {
                     limit.as_millis()
                 )
             });
-        let guards = result
+        let guards = report
             .guards
             .iter()
-            .map(|g| CString::new(serde_json::to_string(g).unwrap_or_default()).unwrap_or_default())
+            .map(|g| CString::new(guard_json(&scope.pool, g)).unwrap_or_default())
             .collect();
-        let mut result = result;
-        result.pairs.sort_unstable_by_key(|p| (p.a, p.b));
-        result.overlapping.sort_unstable();
-        let views = result.overlapping.len() + result.non_overlapping.len();
+        report.pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        report.overlapping.sort_unstable();
+        let views = report.overlapping.len() + report.non_overlapping.len();
         Ok(SymaliasResult {
-            result,
+            report,
             views,
             guards,
             timed_out,
@@ -328,7 +369,7 @@ impl SymaliasResult {
     }
 
     fn overlaps(&self, i: usize) -> bool {
-        self.result.overlapping.binary_search(&i).is_ok()
+        self.report.overlapping.binary_search(&i).is_ok()
     }
 
     /// `i` when it names a view, else an error.
@@ -342,7 +383,7 @@ impl SymaliasResult {
     /// Whether the hints' partition is proved for every allowed shape:
     /// `at_hints` then holds for all, else it is unknown.
     fn for_all(&self, at_hints: SymaliasAnswer) -> SymaliasAnswer {
-        if self.result.invariant == Some(true) {
+        if self.report.invariance.as_option() == Some(true) {
             at_hints
         } else {
             SymaliasAnswer::SymaliasUnknown
@@ -357,12 +398,12 @@ impl SymaliasResult {
             return Err(invalid(format!("pair ({a}, {b}) of {n} views")));
         }
         let key = (a.min(b), a.max(b));
-        let Ok(k) = self.result.pairs.binary_search_by_key(&key, |p| (p.a, p.b)) else {
+        let Ok(k) = self.report.pairs.binary_search_by_key(&key, |p| (p.a, p.b)) else {
             // An unlisted pair is disjoint, except past the listing cap:
             // pairs inside a component already connected were not decided
             // (FORMATS §3 `pairs_left_out`), so two overlapping views' pair
             // is unknown.
-            let left_out = self.result.pairs_left_out > 0 && self.overlaps(a) && self.overlaps(b);
+            let left_out = self.report.pairs_left_out > 0 && self.overlaps(a) && self.overlaps(b);
             let answer = if left_out {
                 SymaliasAnswer::SymaliasUnknown
             } else {
@@ -370,7 +411,7 @@ impl SymaliasResult {
             };
             return Ok((answer, None));
         };
-        let p = &self.result.pairs[k];
+        let p = &self.report.pairs[k];
         Ok(match (&p.witness, p.overlap) {
             (Some(w), true) => (SymaliasAnswer::SymaliasOverlap, Some(w.address)),
             _ => (SymaliasAnswer::SymaliasUnknown, None),
@@ -393,7 +434,7 @@ pub unsafe extern "C" fn symalias_case_overlap(
         if out.is_null() {
             return Err(invalid("out: null pointer"));
         }
-        let result = Box::new(SymaliasResult::of(&case.case, time_limit_ms)?);
+        let result = Box::new(SymaliasResult::of(case, time_limit_ms)?);
         let outcome = result.deadline();
         *out = Box::into_raw(result);
         outcome
@@ -481,7 +522,7 @@ pub unsafe extern "C" fn symalias_result_self_overlap(
         let i = r.view(i)?;
         // Listed: overlaps itself at the hints, or not proved either way; a
         // view not listed overlaps itself at no allowed shape.
-        let (hints, all) = match r.result.self_overlap.iter().find(|s| s.tensor == i) {
+        let (hints, all) = match r.report.self_overlap.iter().find(|s| s.member == i) {
             None => (
                 SymaliasAnswer::SymaliasDisjoint,
                 SymaliasAnswer::SymaliasDisjoint,
@@ -550,7 +591,7 @@ unsafe fn subset_view(
     buffer_strides: &[String],
     itemsize: i64,
     what: &str,
-) -> Result<TensorSpec, SymaliasStatus> {
+) -> Result<CaseView, SymaliasStatus> {
     let rank = buffer_strides.len();
     if s.rank != rank {
         return Err(invalid(format!(
@@ -568,11 +609,11 @@ unsafe fn subset_view(
     let sizes = texts(s.sizes, rank, &|d| format!("{what}.sizes[{d}]"), expr)?;
     let strides = scaled(s.strides, "strides")?;
     let offset = offsets.join(" + ");
-    Ok(TensorSpec {
-        source: Some(what.to_string()),
+    Ok(CaseView {
+        source: what.to_string(),
         sizes,
         strides: strides.into_iter().map(ExprField::Text).collect(),
-        storage_offset: ExprField::Text(if offset.is_empty() {
+        offset: ExprField::Text(if offset.is_empty() {
             "0".into()
         } else {
             offset
@@ -615,12 +656,12 @@ pub unsafe extern "C" fn symalias_subset_conflict(
             &|d| format!("buffer_strides[{d}]"),
             |_, t| t.to_string(),
         )?;
-        let case = OverlapCase {
-            tensors: vec![
+        let case = SymaliasCase {
+            views: vec![
                 subset_view(write, &strides, itemsize, "write")?,
                 subset_view(read, &strides, itemsize, "read")?,
             ],
-            ..env.case.clone()
+            ..env.clone()
         };
         let r = SymaliasResult::of(&case, time_limit_ms)?;
         let (hints, _) = r.pair(0, 1)?;

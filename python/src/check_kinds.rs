@@ -20,9 +20,9 @@
 use hashbrown::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
-use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::Mutex;
-use symalias::io::{prepare_guards, GuardDoc};
+use symalias::GuardSet;
 
 use crate::decide::PyDecision;
 use crate::document::{guards_from_text, guards_text};
@@ -67,7 +67,7 @@ pub(crate) enum Check {
         merged: bool,
         symbolic: bool,
         names: Vec<String>,
-        guards: Box<symalias::GuardSet>,
+        guards: Arc<symalias::GuardSet>,
         memo: Mutex<HashMap<Vec<i64>, bool>>,
     },
     Pin {
@@ -197,9 +197,12 @@ members_check!(
 );
 
 /// Which members of one storage group overlap, as the guards state them --
-/// taken from `decision` (a `Decision`'s partition guards, as they are), or
-/// from `guards` (their JSON text: what a pickled check carries) -- checked
-/// by symalias's exact checker and memoised on what it reads.
+/// taken from `decision` (a `Decision`'s partition guards, compiled once
+/// from its typed report), or from `guards` (their JSON text: what a
+/// pickled check carries, compiled when unpickled) -- checked by symalias's
+/// exact checker and memoised on what it reads. The compiled guards are
+/// shared with every `FrameCheck` made from it; text is printed only to
+/// pickle.
 #[pyclass(module = "symalias._native", name = "PartitionCheck", frozen)]
 pub struct PyPartitionCheck {
     /// The slots of the group's members.
@@ -215,7 +218,7 @@ pub struct PyPartitionCheck {
     /// The members' sources, as the guards name them.
     #[pyo3(get)]
     names: Vec<String>,
-    docs: Vec<GuardDoc>,
+    compiled: Arc<GuardSet>,
 }
 
 #[pymethods]
@@ -234,10 +237,10 @@ impl PyPartitionCheck {
         if names.len() != members.len() {
             return Err(at_field("PartitionCheck.names", "one name per member"));
         }
-        let docs: Vec<GuardDoc> = match (decision, guards) {
-            (Some(d), None) => d.partition_guards(),
+        let compiled = match (decision, guards) {
+            (Some(d), None) => d.partition_guards()?,
             // A pickled check's state (the file edge).
-            (None, Some(text)) => guards_from_text(&text, "PartitionCheck.guards")?,
+            (None, Some(text)) => Arc::new(guards_from_text(&text, "PartitionCheck.guards")?),
             _ => {
                 return Err(at_field(
                     "PartitionCheck.decision",
@@ -245,21 +248,19 @@ impl PyPartitionCheck {
                 ))
             }
         };
-        prepare_guards(&docs, &BTreeMap::new())
-            .map_err(|e| at_field("PartitionCheck.guards", e))?;
         Ok(PyPartitionCheck {
             members,
             merged,
             symbolic,
             names,
-            docs,
+            compiled,
         })
     }
 
     /// The guards as JSON text (what the check pickles as).
     #[getter]
     fn guards(&self) -> String {
-        guards_text(&self.docs)
+        guards_text(&self.compiled)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
@@ -554,14 +555,12 @@ impl AnyCheck<'_> {
             }
             AnyCheck::Partition(c) => {
                 let c = c.get();
-                let guards = prepare_guards(&c.docs, &BTreeMap::new())
-                    .map_err(|e| at_field("PartitionCheck.guards", e))?;
                 Check::Partition {
                     members: in_range("PartitionCheck", &c.members, n)?,
                     merged: c.merged,
                     symbolic: c.symbolic,
                     names: c.names.clone(),
-                    guards: Box::new(guards),
+                    guards: Arc::clone(&c.compiled),
                     memo: Mutex::new(HashMap::new()),
                 }
             }

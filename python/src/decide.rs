@@ -11,16 +11,18 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use symalias::analysis::{
     Analyzer, AnalyzerOptions, Disjointness, Group, GroupError, Member, OverlapReport, Scope,
 };
-use symalias::guards::GuardKind;
+use symalias::guards::{Guard, GuardKind};
 use symalias::io::{
-    check_itemsize, concrete_view, load_layout, overlap_result_of, tensor_error, GuardDoc,
-    GuardKindDoc, InputError as EngineInputError,
+    analyze_views, check_itemsize, load_layout, tensor_error, GroupView,
+    InputError as EngineInputError,
 };
-use symalias::layout::View;
 use symalias::overlap::Proof;
+use symalias::GuardSet;
 
 use crate::symints::{read_group, ReadGroup, ReadOptions};
 use crate::{input_error, on_large_stack};
@@ -29,54 +31,46 @@ use crate::{input_error, on_large_stack};
 /// engine's typed report and the scope its expressions live in.
 #[pyclass(module = "symalias._native", name = "Decision", frozen)]
 pub struct PyDecision {
-    report: OverlapReport,
-    scope: Scope,
+    pub(crate) report: OverlapReport,
+    pub(crate) scope: Scope,
     /// The engine's time (loading and analysis), in µs.
-    micros: u64,
+    pub(crate) micros: u64,
     offsets: Vec<Option<i64>>,
     symbolic: bool,
-    names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// What was read (symbols and fields): the case a picture draws, made
     /// only when one is asked for.
-    read: ReadGroup,
+    pub(crate) read: ReadGroup,
 }
 
 impl PyDecision {
-    /// The guards that state the partition at run time: the report's
-    /// StorageOverlap guards, or the partition itself by source (typed:
-    /// the checks take them as they are).
-    pub(crate) fn partition_guards(&self) -> Vec<GuardDoc> {
-        let guards: Vec<GuardDoc> = self
+    /// The guards that state the partition at run time, compiled: the
+    /// report's StorageOverlap guards, or the partition itself by source
+    /// (typed: no document between the report and the check).
+    pub(crate) fn partition_guards(&self) -> PyResult<Arc<GuardSet>> {
+        let mut guards: Vec<Guard> = self
             .report
             .guards
             .iter()
             .filter(|g| matches!(g.kind, GuardKind::StorageOverlap { .. }))
-            .map(|g| GuardDoc {
+            .map(|g| Guard {
                 reason: String::new(),
                 fast_path: false,
-                ..GuardDoc::from_guard(&self.scope.pool, g)
+                ..g.clone()
             })
             .collect();
-        if !guards.is_empty() {
-            return guards;
-        }
-        let named = |ix: &[usize]| ix.iter().map(|&i| self.names[i].clone()).collect();
-        vec![GuardDoc {
-            kind: GuardKindDoc::StorageOverlap {
+        if guards.is_empty() {
+            let named = |ix: &[usize]| ix.iter().map(|&i| self.names[i].clone()).collect();
+            let kind = GuardKind::StorageOverlap {
                 overlapping: named(&self.report.overlapping),
                 non_overlapping: named(&self.report.non_overlapping),
                 components: Vec::new(),
-            },
-            reason: String::new(),
-            fast_path: false,
-        }]
-    }
-
-    /// The §3 result document (made only when asked for).
-    fn document(&self) -> symalias::io::OverlapResult {
-        let mut doc = overlap_result_of(ID, &self.scope, self.report.clone());
-        doc.micros = self.micros;
-        doc
+            };
+            guards.push(Guard::new(kind, ""));
+        }
+        GuardSet::prepare(&self.scope.pool, &guards, &BTreeMap::new())
+            .map(Arc::new)
+            .map_err(|e| crate::error::at_field("PartitionCheck.guards", e))
     }
 }
 
@@ -150,30 +144,23 @@ impl PyDecision {
 
     /// The whole result line (FORMATS.md §3) as JSON text.
     fn json(&self) -> String {
-        crate::document::text(&self.document())
+        crate::document::decision_json(self)
     }
 
     /// The whole typed result (pairs, witnesses, guards), built natively.
     fn result(&self) -> PyResult<crate::results::PyOverlapResult> {
-        crate::results::PyOverlapResult::of_case(
-            self.document(),
-            crate::document::case_of(&self.read, &self.names, ID),
-        )
+        crate::document::decision_result(self)
     }
 
     /// The picture of the group's memory (SVG text; see
     /// `OverlapResult.svg`), drawn only when asked for.
     fn svg(&self) -> PyResult<String> {
-        symalias::picture::overlap_svg(
-            &crate::document::case_of(&self.read, &self.names, ID),
-            &self.document(),
-        )
-        .map_err(input_error)
+        crate::document::decision_svg(self)
     }
 }
 
 /// The id of a decision's result document.
-const ID: &str = "compute_overlapping_tensors";
+pub(crate) const ID: &str = "compute_overlapping_tensors";
 
 impl From<GroupError> for Located {
     fn from(e: GroupError) -> Located {
@@ -190,32 +177,9 @@ impl From<EngineInputError> for Located {
     }
 }
 
-/// Checks each tensor's itemsize (`io::check_itemsize`).
-fn check_itemsizes(read: &ReadGroup) -> Result<(), Located> {
-    for (i, t) in read.tensors.iter().enumerate() {
-        check_itemsize(i, t.itemsize)?;
-    }
-    Ok(())
-}
-
-/// The views of a group read from tensors when every field is an int,
-/// validated (None when some field is symbolic).
-fn load_views(read: &ReadGroup) -> Result<Option<Vec<View>>, Located> {
-    let mut views = Vec::with_capacity(read.tensors.len());
-    for (i, t) in read.tensors.iter().enumerate() {
-        let fields = (&t.sizes[..], &t.strides[..], &t.offset, t.itemsize);
-        match concrete_view(i, fields)? {
-            Some(view) => views.push(view),
-            None => return Ok(None),
-        }
-    }
-    Ok(Some(views))
-}
-
-/// A group read from tensors loaded for the engine: its symbols declared
-/// into a scope (in name order) and its fields parsed straight into the
-/// scope's pool.
-fn load_group(read: &ReadGroup) -> Result<(Scope, Group), Located> {
+/// A scope with the symbols of a group read from tensors declared (in name
+/// order).
+fn declared(read: &ReadGroup) -> Result<Scope, Located> {
     let mut scope = Scope::new();
     for (name, decl) in &read.decls {
         scope
@@ -223,16 +187,40 @@ fn load_group(read: &ReadGroup) -> Result<(Scope, Group), Located> {
             .declare(&mut scope.pool, decl)
             .map_err(|e| EngineInputError::field(format!("symbols.{name}"), e.to_string()))?;
     }
+    Ok(scope)
+}
+
+/// The views of a group read from tensors, as the engine's typed road
+/// takes them (`io::analyze_views`).
+fn views(read: &ReadGroup) -> Vec<GroupView<'_>> {
+    read.tensors
+        .iter()
+        .zip(&read.names)
+        .map(|(t, name)| {
+            (
+                name.clone(),
+                (&t.sizes[..], &t.strides[..], &t.offset, t.itemsize),
+            )
+        })
+        .collect()
+}
+
+/// A group read from tensors loaded for the engine: its symbols declared
+/// into a scope and its fields parsed straight into the scope's pool.
+fn load_group(read: &ReadGroup) -> Result<(Scope, Group), Located> {
+    let mut scope = declared(read)?;
     let mut group = Group {
         id: ID.into(),
         members: Vec::with_capacity(read.tensors.len()),
     };
-    for (i, (t, name)) in read.tensors.iter().zip(&read.names).enumerate() {
-        let prefix = format!("tensors[{i}]");
-        let fields = (&t.sizes[..], &t.strides[..], &t.offset, t.itemsize);
-        let layout = load_layout(&mut scope, &prefix, fields)?;
+    let views = views(read);
+    for (i, (_, fields)) in views.iter().enumerate() {
+        check_itemsize(i, fields.3)?;
+    }
+    for (i, (name, fields)) in views.into_iter().enumerate() {
+        let layout = load_layout(&mut scope, &format!("tensors[{i}]"), fields)?;
         group.members.push(Member {
-            source: name.clone(),
+            source: name,
             layout,
         });
     }
@@ -258,27 +246,22 @@ fn options(read: &ReadGroup, prove: bool, time_limit_ms: Option<u64>) -> Analyze
 }
 
 /// The report of a group read from tensors, and the scope it lives in: the
-/// concrete road (`Analyzer::overlap_views`) when every field is an int.
+/// engine's one typed road (`io::analyze_views`, as the CLI and the C ABI
+/// take it; concrete fields go the short road).
 fn analyze(
     read: &ReadGroup,
     prove: bool,
     time_limit_ms: Option<u64>,
 ) -> Result<(OverlapReport, Scope), Located> {
-    check_itemsizes(read)?;
     let mut analyzer = Analyzer::new(options(read, prove, time_limit_ms));
-    if let Some(views) = load_views(read)? {
-        let source = |i: usize| read.names[i].clone();
-        return Ok((analyzer.overlap_views(ID, &views, &source), Scope::new()));
-    }
-    let (mut scope, group) = load_group(read)?;
-    let report = analyzer.overlap(&mut scope, &group)?;
+    let mut scope = declared(read)?;
+    let report = analyze_views(&mut analyzer, &mut scope, ID, &views(read))?;
     Ok((report, scope))
 }
 
 /// Whether a group read from tensors is pairwise disjoint for every
 /// allowed shape (`Analyzer::disjoint`).
 fn disjoint(read: &ReadGroup, time_limit_ms: Option<u64>) -> Result<Disjointness, Located> {
-    check_itemsizes(read)?;
     let mut analyzer = Analyzer::new(options(read, true, time_limit_ms));
     let (mut scope, group) = load_group(read)?;
     Ok(analyzer.disjoint(&mut scope, &group)?)

@@ -7,13 +7,17 @@
 //! stands. A decision's picture draws the group as the §3 case it was
 //! analysed as (`case_of`), made only when a picture is asked for. A
 //! pickled `PartitionCheck` carries its guards as JSON text too
-//! (`guards_text`, `guards_from_text`): the other document at this edge.
+//! (`guards_text`, `guards_from_text`), and a `Decision` becomes a §3
+//! result document only when one is asked for (`decision_json`,
+//! `decision_result`, `decision_svg`): the other documents at this edge.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use serde::de::DeserializeOwned;
 use symalias::io::{parse_line, InputError, OverlapCase, SymbolSpec, TensorSpec};
 
+use crate::decide::{PyDecision, ID};
+use crate::results::PyOverlapResult;
 use crate::symints::ReadGroup;
 
 /// A document, read from Python, and its `id` when it has one.
@@ -124,14 +128,43 @@ pub(crate) fn text<T: serde::Serialize>(doc: &T) -> String {
     crate::to_json(doc)
 }
 
-/// A check's guards as the JSON text it pickles as.
-pub(crate) fn guards_text(guards: &[symalias::io::GuardDoc]) -> String {
-    text(&guards)
+/// A check's compiled guards as the JSON text it pickles as (printed only
+/// to pickle, as pydantic-core's `SchemaSerializer` reduces to its schema).
+pub(crate) fn guards_text(set: &symalias::GuardSet) -> String {
+    text(&symalias::io::guard_set_docs(set))
 }
 
-/// The guards of a pickled check's JSON text; the error names `field`.
-pub(crate) fn guards_from_text(text: &str, field: &str) -> PyResult<Vec<symalias::io::GuardDoc>> {
-    serde_json::from_str(text).map_err(|e| crate::error::at_field(field, e))
+/// The guards of a pickled check's JSON text, compiled; the error names
+/// `field`.
+pub(crate) fn guards_from_text(text: &str, field: &str) -> PyResult<symalias::GuardSet> {
+    let docs: Vec<symalias::io::GuardDoc> =
+        serde_json::from_str(text).map_err(|e| crate::error::at_field(field, e))?;
+    symalias::io::prepare_guards(&docs, &std::collections::BTreeMap::new())
+        .map_err(|e| crate::error::at_field(field, e))
+}
+
+/// A decision's §3 result document (made only when asked for:
+/// `Decision.json`, `Decision.result`, `Decision.svg`).
+fn decision_document(d: &PyDecision) -> symalias::io::OverlapResult {
+    let mut doc = symalias::io::overlap_result_of(ID, &d.scope, d.report.clone());
+    doc.micros = d.micros;
+    doc
+}
+
+/// `Decision.json`: the result line as JSON text.
+pub(crate) fn decision_json(d: &PyDecision) -> String {
+    text(&decision_document(d))
+}
+
+/// `Decision.result`: the typed result object.
+pub(crate) fn decision_result(d: &PyDecision) -> PyResult<PyOverlapResult> {
+    PyOverlapResult::of_case(decision_document(d), case_of(&d.read, &d.names, ID))
+}
+
+/// `Decision.svg`: the picture of the group's memory.
+pub(crate) fn decision_svg(d: &PyDecision) -> PyResult<String> {
+    symalias::picture::overlap_svg(&case_of(&d.read, &d.names, ID), &decision_document(d))
+        .map_err(crate::input_error)
 }
 
 /// A storage group as read from torch (`ReadGroup`), as the §3 case it was

@@ -247,3 +247,17 @@ pub fn prepare_guards(
     crate::guards::check::GuardSet::prepare(&pool, &guards, symbols)
         .map_err(|e| InputError::field("guards", e.to_string()))
 }
+
+/// The guards of a prepared set as their JSON documents (what a pickled
+/// check or a C caller reads), in order.
+pub fn guard_set_docs(set: &crate::guards::check::GuardSet) -> Vec<GuardDoc> {
+    set.guards()
+        .iter()
+        .map(|g| GuardDoc::from_guard(set.pool(), g))
+        .collect()
+}
+
+/// A guard as its JSON text (FORMATS §3), its expressions in `pool`.
+pub fn guard_json(pool: &ExprPool, guard: &Guard) -> String {
+    serde_json::to_string(&GuardDoc::from_guard(pool, guard)).unwrap_or_default()
+}

@@ -18,12 +18,14 @@ mod types;
 #[cfg(feature = "cli")]
 pub(crate) use error::abbrev;
 pub use error::InputError;
-pub use guard::{load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc};
+pub use guard::{
+    guard_json, guard_set_docs, load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc,
+};
 pub use jsonl::{parse_line, JsonLine};
 pub use load::{load_env, load_expr, load_layout, LayoutFields};
 pub use overlap_case::{
-    case_views_at, check_itemsize, concrete_view, overlap_result_of, run_disjoint_case,
-    run_overlap_case, tensor_error, MAX_CASE_TEXT,
+    analyze_views, case_views_at, check_itemsize, check_text_total, concrete_view,
+    overlap_result_of, run_disjoint_case, run_overlap_case, tensor_error, GroupView, MAX_CASE_TEXT,
 };
 pub use program_doc::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,

@@ -35,29 +35,67 @@ pub fn run_overlap_case(
     let start = std::time::Instant::now();
     check_case_text(case)?;
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
-    for (i, t) in case.tensors.iter().enumerate() {
-        check_itemsize(i, t.itemsize)?;
-    }
-    let (report, pool) = match concrete_views(case)? {
-        Some(views) => {
-            let source = |i: usize| source(case, i);
-            (analyzer.overlap_views(&case.id, &views, &source), None)
-        }
-        None => {
-            let group = load_group(case, &mut scope)?;
-            let report = analyzer
-                .overlap(&mut scope, &group)
-                .map_err(|e| tensor_error(e.member, e.error.field(), e.error.to_string()))?;
-            (report, Some(scope))
-        }
-    };
-    let pool = pool.map(|s| s.pool).unwrap_or_default();
-    let mut result = overlap_result(case, &pool, report, true);
+    let views: Vec<GroupView<'_>> = (0..case.tensors.len())
+        .map(|i| {
+            let t = &case.tensors[i];
+            let fields = (&t.sizes[..], &t.strides[..], &t.storage_offset, t.itemsize);
+            (source(case, i), fields)
+        })
+        .collect();
+    let report = analyze_views(analyzer, &mut scope, &case.id, &views)?;
+    let mut result = overlap_result(case, &scope.pool, report, true);
     // The whole case, from loading to the result (as `micros` always meant).
     if !no_timing {
         result.micros = start.elapsed().as_micros() as u64;
     }
     Ok(result)
+}
+
+/// One view of a storage group as an embedder holds it: its source (its
+/// name in guards) and its layout fields.
+pub type GroupView<'a> = (String, LayoutFields<'a>);
+
+/// The typed road every embedder takes to the engine -- the CLI's cases
+/// ([`run_overlap_case`]), the C ABI, Python's `decide` -- for one storage
+/// group: itemsizes checked; when every field is an integer, the views
+/// straight to [`Analyzer::overlap_views`] (the short road, `scope`
+/// untouched); else each layout loaded into `scope` (whose symbols are
+/// declared) and the group to [`Analyzer::overlap`]. Errors name
+/// `tensors[i]`'s field.
+pub fn analyze_views(
+    analyzer: &mut Analyzer,
+    scope: &mut Scope,
+    id: &str,
+    views: &[GroupView<'_>],
+) -> Result<OverlapReport, InputError> {
+    for (i, (_, fields)) in views.iter().enumerate() {
+        check_itemsize(i, fields.3)?;
+    }
+    let mut concrete = Vec::with_capacity(views.len());
+    for (i, (_, fields)) in views.iter().enumerate() {
+        match concrete_view(i, *fields)? {
+            Some(view) => concrete.push(view),
+            None => break,
+        }
+    }
+    if concrete.len() == views.len() {
+        let source = |i: usize| views[i].0.clone();
+        return Ok(analyzer.overlap_views(id, &concrete, &source));
+    }
+    let mut group = Group {
+        id: id.to_string(),
+        members: Vec::with_capacity(views.len()),
+    };
+    for (i, (source, fields)) in views.iter().enumerate() {
+        let layout = load_layout(scope, &format!("tensors[{i}]"), *fields)?;
+        group.members.push(Member {
+            source: source.clone(),
+            layout,
+        });
+    }
+    analyzer
+        .overlap(scope, &group)
+        .map_err(|e| tensor_error(e.member, e.error.field(), e.error.to_string()))
 }
 
 /// Whether the views of one overlap case are pairwise disjoint for every
@@ -112,6 +150,12 @@ fn check_case_text(case: &OverlapCase) -> Result<(), InputError> {
         .map(text)
         .sum::<usize>()
         + case.assumptions.iter().map(String::len).sum::<usize>();
+    check_text_total(total)
+}
+
+/// The error when a case's expressions hold `total` bytes of text, more
+/// than [`MAX_CASE_TEXT`] (every embedder's case is held to it).
+pub fn check_text_total(total: usize) -> Result<(), InputError> {
     if total > MAX_CASE_TEXT {
         return Err(InputError::field(
             "tensors",

@@ -228,6 +228,16 @@ impl GuardSet {
         })
     }
 
+    /// The guards, in order; their expressions live in [`GuardSet::pool`].
+    pub fn guards(&self) -> &[Guard] {
+        &self.guards
+    }
+
+    /// The pool the guards' expressions live in.
+    pub fn pool(&self) -> &ExprPool {
+        &self.pool
+    }
+
     /// Checks the guards in order on `call`: pass, or the first failing guard
     /// (its text with sources for symbols) and why it fails.
     pub fn check(&self, call: &Call) -> Result<Outcome, CheckError> {
