@@ -8,6 +8,46 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent / "support"))
 import compile_cache
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--quick",
+        action="store_true",
+        help="only the quick loop's tests (bash .ci/quick): those marked quick, and of a test marked "
+        "quick('id', ...) only those parametrizations",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "quick(*ids): in the quick loop (.ci/quick); with ids, only those parametrizations of the test",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """``--quick``: the tests marked ``quick``, each beside its test (a
+    module's ``pytestmark`` for a whole file)."""
+    if not config.getoption("--quick"):
+        return
+    keep, drop = [], []
+    wanted: dict[str, set[str]] = {}
+    seen: dict[str, set[str]] = {}
+    for item in items:
+        marks = list(item.iter_markers("quick"))
+        ids = {i for m in marks for i in m.args}
+        callspec = getattr(item, "callspec", None)
+        name = item.nodeid.split("[")[0]
+        wanted.setdefault(name, set()).update(ids)
+        seen.setdefault(name, set()).add(callspec.id if callspec is not None else "")
+        chosen = bool(marks) and (not ids or (callspec is not None and callspec.id in ids))
+        (keep if chosen else drop).append(item)
+    stale = {name: ids - seen[name] for name, ids in wanted.items() if ids - seen[name]}
+    if stale:
+        raise pytest.UsageError(f"quick(...) names parametrizations that do not exist: {stale}")
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+
+
 @pytest.fixture(scope="session", autouse=True)
 def kernel_store(tmp_path_factory):
     """One store of compiled C++ kernels for the session, shared by the

@@ -26,9 +26,10 @@ from typing import Any, Callable
 
 import torch
 
-from . import _state, _torch
-from ._guards import AddressFact, Relation
+from . import _compile
+from ._facts import AddressFact, Relation
 from ._state import lock, stats
+from ._torch import gateway
 
 
 def evaluate(relation: Relation, a: Any, b: Any) -> bool:
@@ -39,7 +40,7 @@ def evaluate(relation: Relation, a: Any, b: Any) -> bool:
         return bool(a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr())
     if relation == "set_to":
         return bool(a.is_set_to(b))
-    return bool(_torch.alias_of_function()(a, b))
+    return bool(gateway.alias_of_function()(a, b))
 
 
 def _input(tx: Any, vt: Any) -> tuple[Any, Any] | None:
@@ -48,27 +49,27 @@ def _input(tx: Any, vt: Any) -> tuple[Any, Any] | None:
     a graph placeholder with a source reachable from the frame's locals
     (an argument, a module's attribute or parameter), no wrapper subclass,
     laid out as its fake value is now."""
-    if not _torch.is_tensor_variable(vt) or vt.source is None:
+    if not gateway.is_tensor_variable(vt) or vt.source is None:
         return None
     node = vt.as_proxy().node
     if node.op != "placeholder":
         return None
-    steps = _torch.path(vt.source)
+    steps = gateway.path(vt.source)
     if steps is None:
         return None
-    value: Any = _torch.frame_locals(tx)
+    value: Any = gateway.frame_locals(tx)
     try:
         for kind, key in steps:
             value = value[key] if kind == "item" else getattr(value, key)
     except (KeyError, IndexError, AttributeError, TypeError):
         return None
     fake = node.meta.get("example_value")
-    if not isinstance(value, torch.Tensor) or _torch.is_wrapper_subclass(value) or not isinstance(fake, torch.Tensor):
+    if not isinstance(value, torch.Tensor) or gateway.is_wrapper_subclass(value) or not isinstance(fake, torch.Tensor):
         return None
     same = (
-        [_torch.int_hint(s) for s in fake.size()] == list(value.size())
-        and [_torch.int_hint(s) for s in fake.stride()] == list(value.stride())
-        and _torch.int_hint(fake.storage_offset()) == value.storage_offset()
+        [gateway.int_hint(s) for s in fake.size()] == list(value.size())
+        and [gateway.int_hint(s) for s in fake.stride()] == list(value.stride())
+        and gateway.int_hint(fake.storage_offset()) == value.storage_offset()
         and fake.dtype == value.dtype
     )
     return (value, fake) if same else None
@@ -84,7 +85,9 @@ def answer(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
     try:
         # The frame's fake inputs alias as the real ones do (Dynamo fakeifies
         # one storage once); anything else and the graph would not match.
-        if (_torch.storage_id(fake_a) == _torch.storage_id(fake_b)) != (_torch.storage_id(a) == _torch.storage_id(b)):
+        if (gateway.storage_id(fake_a) == gateway.storage_id(fake_b)) != (
+            gateway.storage_id(a) == gateway.storage_id(b)
+        ):
             return None
         return evaluate(relation, a, b)
     except Exception:
@@ -93,12 +96,12 @@ def answer(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
 
 def _constant(tx: Any, relation: Relation, a_vt: Any, b_vt: Any) -> bool | None:
     """``answer``, its fact waiting for the frame's check."""
-    tc = _torch.tracing_context()
+    tc = gateway.tracing_context()
     got = answer(tx, relation, a_vt, b_vt) if tc is not None else None
     if got is None:
         return None
-    # Joins the frame's one check (``_state.pending_facts``).
-    _state.add_pending(tc, [a_vt.source, b_vt.source], AddressFact(relation, got))
+    # Joins the frame's one check (parked until its compile takes it).
+    _compile.park(tc, AddressFact([a_vt.source, b_vt.source], relation, got))
     with lock:
         stats.address_constants += 1
     return got
@@ -112,14 +115,14 @@ def wrap_data_ptr_compare(orig: Callable[..., Any]) -> Callable[..., Any]:
     pointers of frame inputs (tensors', or storages')."""
 
     def tp_richcompare_impl(self: Any, tx: Any, other: Any, op: str) -> Any:
-        if op in ("__eq__", "__ne__") and _torch.is_data_ptr_variable(other):
+        if op in ("__eq__", "__ne__") and gateway.is_data_ptr_variable(other):
             storage = _is_storage_ptr(self)
             # Two tensors' pointers torch answers itself when they are one
             # traced tensor's; a tensor's beside a storage's stays torch's.
-            if storage == _is_storage_ptr(other) and (storage or not _torch.same_traced_data_ptr(self, other)):
+            if storage == _is_storage_ptr(other) and (storage or not gateway.same_traced_data_ptr(self, other)):
                 got = _constant(tx, "storage_data_ptr" if storage else "data_ptr", self.from_tensor, other.from_tensor)
                 if got is not None:
-                    return _torch.constant_variable(got == (op == "__eq__"))
+                    return gateway.constant_variable(got == (op == "__eq__"))
         return orig(self, tx, other, op)
 
     tp_richcompare_impl.__wrapped__ = orig  # type: ignore[attr-defined]
@@ -132,7 +135,7 @@ def _storage_ptr_class() -> type:
     by ``wrap_data_ptr_compare``), rebuilt as
     ``t.untyped_storage().data_ptr()`` where it leaves the graph."""
 
-    class StorageDataPtrVariable(_torch.data_ptr_variable_class()):  # type: ignore[misc]
+    class StorageDataPtrVariable(gateway.data_ptr_variable_class()):  # type: ignore[misc]
         def reconstruct(self, codegen: Any) -> None:
             codegen(self.from_tensor)
             codegen.load_method("untyped_storage")
@@ -154,7 +157,7 @@ def wrap_storage_methods(orig: dict[str, Any]) -> dict[str, Any]:
     def data_ptr(self: Any, tx: Any, args: Any, kwargs: Any) -> Any:
         return _storage_ptr_class()(self.from_tensor)
 
-    return {**orig, "data_ptr": _torch.dynamo_method(data_ptr)}
+    return {**orig, "data_ptr": gateway.dynamo_method(data_ptr)}
 
 
 def wrap_tensor_methods(orig: dict[str, Any]) -> dict[str, Any]:
@@ -163,9 +166,9 @@ def wrap_tensor_methods(orig: dict[str, Any]) -> dict[str, Any]:
 
     def is_set_to(self: Any, tx: Any, other: Any) -> Any:
         got = _constant(tx, "set_to", self, other)
-        return None if got is None else _torch.constant_variable(got)
+        return None if got is None else gateway.constant_variable(got)
 
-    return {**orig, "is_set_to": _torch.dynamo_method(is_set_to)}
+    return {**orig, "is_set_to": gateway.dynamo_method(is_set_to)}
 
 
 def wrap_torch_call(orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -173,10 +176,10 @@ def wrap_torch_call(orig: Callable[..., Any]) -> Callable[..., Any]:
     ._is_alias_of(a, b)`` of two frame inputs."""
 
     def call_function(self: Any, tx: Any, args: Any, kwargs: Any, *rest: Any, **kw: Any) -> Any:
-        if self.value is _torch.alias_of_function() and len(args) == 2 and not kwargs:
+        if self.value is gateway.alias_of_function() and len(args) == 2 and not kwargs:
             got = _constant(tx, "alias_of", args[0], args[1])
             if got is not None:
-                return _torch.constant_variable(got)
+                return gateway.constant_variable(got)
         return orig(self, tx, args, kwargs, *rest, **kw)
 
     call_function.__wrapped__ = orig  # type: ignore[attr-defined]

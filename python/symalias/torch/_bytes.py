@@ -45,16 +45,18 @@ from typing import Any
 
 import torch
 
-from . import _compile, _torch
+from . import _compile
 from ._compile import EagerFallback
-from ._decision import by_storage, decide, source_list
+from ._decision import decide_group
+from ._layout import by_storage, source_list
 from ._ordering import hold_ordering_pass
+from ._torch import gateway
 
 
 def _dtypes(t: Any) -> tuple[Any, ...]:
     """The dtypes torch's same-dtype test looks at: the tensor's and its
     autograd base's."""
-    b = _torch.autograd_base(t)
+    b = gateway.autograd_base(t)
     return (t.dtype,) if b is None else (t.dtype, b.dtype)
 
 
@@ -81,11 +83,11 @@ def _torch_base(group: list[Any]) -> Any:
     """torch's synthetic base for a one-dtype group: the members' common
     autograd base, or a tensor over the storage in the first member's dtype."""
 
-    bases = [_torch.autograd_base(t) for t in group if _torch.autograd_base(t) is not None]
+    bases = [gateway.autograd_base(t) for t in group if gateway.autograd_base(t) is not None]
     if not bases:
         return whole_storage(group[0])
     base = bases[0]
-    if any(b is not base for b in bases) or any(_torch.autograd_base(t) is None and t is not base for t in group):
+    if any(b is not base for b in bases) or any(gateway.autograd_base(t) is None and t is not base for t in group):
         raise EagerFallback("aliased mutated inputs with different autograd bases", dtypes=False)
     return base
 
@@ -100,7 +102,7 @@ def whole_storage(t: Any) -> Any:
 def _extent(t: Any) -> tuple[Any, Any]:
     """The bytes ``[first, end)`` that a non-empty ``t`` spans."""
     k = t.element_size()
-    end = _torch.required_storage_length(t)
+    end = gateway.required_storage_length(t)
     return t.storage_offset() * k, end * k
 
 
@@ -128,7 +130,7 @@ def hull(members: list[Any], from_zero: bool = False) -> tuple[Any, Any] | None:
     # ``Max`` would be a new symbol the graph's tracer cannot follow).
     # Asking whether it ends last for every shape guards it (shape guards
     # of Dynamo), so at run time the largest end is that member's.
-    last = max(ends, key=_torch.int_hint)
+    last = max(ends, key=gateway.int_hint)
     for b in ends:
         if b is not last and not bool(last >= b):
             raise EagerFallback("the byte span of the merged views changes order", dtypes=True)
@@ -168,7 +170,7 @@ def byte_merge(
             continue
         positions = [c.position(fwd_inputs, i) for i in g]
         mixed = _mixed(fwd_inputs, g)
-        d = decide(
+        d = decide_group(
             [fwd_inputs[i] for i in g],
             source_list(aot_config, positions),
             [f"input {i}" for i in g],
@@ -213,7 +215,7 @@ def byte_merge(
 
 def _descriptors() -> Any:
     """AOTAutograd's input descriptors."""
-    return _torch.aot_descriptors()
+    return gateway.aot_descriptors()
 
 
 def _group_base(
@@ -225,7 +227,7 @@ def _group_base(
     members = [fwd_inputs[i] for i in g]
     synthetic = _descriptors().SyntheticBaseAOTInput(descs[g[0]])
     if not mixed:
-        has_base = [i for i in g if _torch.autograd_base(fwd_inputs[i]) is not None]
+        has_base = [i for i in g if gateway.autograd_base(fwd_inputs[i]) is not None]
         desc = _descriptors().ViewBaseAOTInput(descs[has_base[0]]) if has_base else synthetic
         return _torch_base(members), desc, None
     for i in g:
@@ -259,7 +261,7 @@ def grad_base(fwd_inputs: list[Any], group: list[int], info: list[Any]) -> Any:
     the autograd base would), or a member that is not a whole number of
     the base's elements (misaligned)."""
     grad = [i for i in group if fwd_inputs[i].requires_grad]
-    roots = [_torch.autograd_root(fwd_inputs[i]) for i in grad]
+    roots = [gateway.autograd_root(fwd_inputs[i]) for i in grad]
     base = roots[0]
     if any(r is not base for r in roots):
         raise EagerFallback(f"inputs {grad} require grad over different autograd bases in one storage", dtypes=True)

@@ -34,25 +34,15 @@ import json
 from collections.abc import Sequence
 from typing import Any, Callable
 
-import torch
-
-from .. import __version__, _native
-from . import _compile, _state, _torch
-from ._compile import RECIPE_VERSION, EagerFallback, Recipe
-from ._decision import (
-    by_storage,
-    cross_storage_guard,
-    decide,
-    inner_members,
-    is_symbolic,
-    self_overlap_guard,
-    self_overlapping_mutation,
-    source_list,
-    storage_groups,
-    tensor_positions,
-)
-from ._guards import base_signature
+from .. import __version__
+from . import _compile, _state
+from ._compile import EagerFallback
+from ._decision import TooManyPairs, decide_group, group_key, self_overlap
+from ._inputs import adopt_mutation_facts
+from ._layout import by_storage, inner_members, source_list, storage_groups, tensor_positions
+from ._recipe import RECIPE_VERSION, REINPLACE_VERSION, Recipe
 from ._state import lock, log, stats
+from ._torch import gateway
 
 #: The attribute of a cache entry that holds symalias's recipe.
 ATTR = "symalias_recipe"
@@ -65,17 +55,7 @@ def reinplace_mark() -> str:
     the graphs were compiled with symalias's answer in Inductor's reinplace
     pass (``_reinplace``), so an entry compiled without it is never served
     to an installed process, nor one compiled with it to stock torch."""
-    return f"-symalias-reinplace{_state.REINPLACE_VERSION}.{__version__}"
-
-
-def _baked(tensors: list[Any]) -> list[Any]:
-    """What a synthetic-base graph of this group bakes in and torch's key
-    leaves out -- the facts ``PinFact`` pins: each member's integer storage
-    offset (None where symbolic) and, for static layouts, the base's layout."""
-
-    offsets = [None if isinstance(t.storage_offset(), torch.SymInt) else t.storage_offset() for t in tensors]
-    base = None if is_symbolic(tensors) else str(base_signature(tensors[0]))
-    return [offsets, base]
+    return f"-symalias-reinplace{REINPLACE_VERSION}.{__version__}"
 
 
 def fingerprint(args: Sequence[Any]) -> str | None:
@@ -89,19 +69,12 @@ def fingerprint(args: Sequence[Any]) -> str | None:
         for sub in [[inner[i] for i in g] for g in by_storage([x for *_, x in inner]) if len(g) > 1]:
             tensors = [x for _, _, x in sub]
             labels = [".".join([name, *path]) for name, path, _ in sub]
+            # Decided at the hints through the core (the key fixes the
+            # pattern; the facts installed with the graph keep it).
             try:
-                # Decided natively, at the hints (the key fixes the pattern;
-                # the guards installed with the graph keep it).
-                result = _native.decide(tensors, labels, prove=False).result()
-            except Exception as e:  # the decision is conservative there, and so is this
-                parts.append([labels, f"undecided: {type(e).__name__}"])
-                continue
-            if result.pairs_left_out:
-                raise _torch.bypass_cache(
-                    f"symalias: a storage group of {len(sub)} inputs has more pairs than it lists"
-                )
-            pairs = sorted([labels[q.a], labels[q.b], q.overlap] for q in result.pairs)
-            parts.append([labels, pairs, _baked(tensors)])
+                parts.append(group_key(tensors, labels))
+            except TooManyPairs as e:
+                raise gateway.bypass_cache(str(e)) from e
     if not parts:
         return None
     doc = json.dumps({"symalias": __version__, "recipe": RECIPE_VERSION, "groups": parts})
@@ -233,7 +206,7 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
     mutated storage group decided again, with its guards, and the
     cross-storage guard."""
 
-    tc = _torch.tracing_context()
+    tc = gateway.tracing_context()
     mutated = recipe.mutated
     if tc is None or mutated is None or len(mutated) != len(args):
         return
@@ -244,17 +217,19 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
     source_of = dict(zip(kept, sources))
     # A mutated input that overlaps itself runs eagerly, as when compiling
     # (the saved graph was made where it did not); one that may is checked.
-    why, guarded = self_overlapping_mutation(list(args), list(mutated))
-    if why is not None:
-        raise EagerFallback(why)
+    own = self_overlap(list(args), list(mutated))
+    if own.eager is not None:
+        raise EagerFallback(own.eager)
     for g in storage_groups(args):
         if any(mutated[p] for p in g):
-            d = decide(
+            d = decide_group(
                 [args[p] for p in g],
                 [source_of[p] for p in g],
                 [f"input {p}" for p in g],
                 from_cache=True,
             )
             _compile.record().adopt(d)
-    cross_storage_guard(tc, sources, [args[p] for p in kept], [mutated[p] for p in kept])
-    self_overlap_guard(tc, [source_of[p] for p in guarded], guarded)
+    slot = {p: k for k, p in enumerate(kept)}
+    adopt_mutation_facts(
+        sources, [args[p] for p in kept], [mutated[p] for p in kept], own.guarded, [slot[p] for p in own.guarded]
+    )

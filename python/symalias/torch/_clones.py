@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 import torch
 
-from . import _torch
 from ._state import lock, stats
+from ._torch import gateway
 
 
 class Kept:
@@ -43,7 +43,7 @@ class Kept:
 def keep(graph: Any) -> list[Kept]:
     """Each base of an ``auto_functionalized_v2`` that is a clone of a
     graph input no node writes."""
-    written = _torch.graph_written_storages(graph)
+    written = gateway.graph_written_storages(graph)
     if written is None:
         return []
     out = []
@@ -60,7 +60,7 @@ def keep(graph: Any) -> list[Kept]:
             src = base.args[0] if base.args else None
             if not isinstance(src, torch.fx.Node) or src.op != "placeholder":
                 continue
-            if _torch.fx_node_storage(src) in written:
+            if gateway.fx_node_storage(src) in written:
                 continue
             out.append(Kept(node, i, base))
     return out

@@ -1,13 +1,19 @@
 """The record of the backend compile in progress (one per
-``OutputGraph.call_user_compiler`` call, per thread) and the one place a
-decision takes effect (``Compile.adopt``).
+``OutputGraph.call_user_compiler`` call, per thread), and the one door
+through which facts reach a frame.
 
-A decision is a value (``_decision.decide`` computes a ``GroupDecision``
-without side effects); ``Compile.adopt`` applies it: the facts that keep it
-true join the compile's frame check, the layouts the check holds disjoint
-are recorded for Inductor's reinplace pass, and the decision is counted and
-reported. Every entrance that decides (AOTAutograd's hook, wrapper
-subclasses, byte-level merges, an AOTAutograd cache hit) calls the two.
+A decision is a value (``_decision.decide_group`` computes a
+``GroupDecision`` without side effects, ``_facts`` builds the other facts);
+``Compile.adopt`` applies it -- the one writer of a frame's facts
+(``test_torch_layers.py`` keeps it so): the facts that keep it true join
+the compile's frame check, the layouts the check holds disjoint are
+recorded for Inductor's reinplace pass, and the decision is counted and
+reported. ``Compile.seal`` hands the facts to torch as one ``FrameFacts``
+when the compile ends. Facts found with no compile open -- user code's
+address checks while Dynamo traces (``park``), compiles under a
+``TracingContext`` of their own (``aot_compile``: orphans) -- wait in
+``_state`` until their frame's compile or check takes them
+(``unpark``, ``close_frame``).
 """
 
 from __future__ import annotations
@@ -16,18 +22,17 @@ import contextlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import _torch, _trace
-from ._guards import FrameGuards
-from ._state import GroupReport, lock, log, stats
-
-if TYPE_CHECKING:
-    from ._decision import GroupDecision
-
-#: Version of what a cache entry's recipe means; bump when the decision or
-#: the guards derived from it change, so entries of older versions miss.
-RECIPE_VERSION = 2
+from . import _state, _trace
+from ._decision import GroupDecision
+from ._facts import Fact
+from ._guards import STAMP, UNSTAMPED, FrameFacts, Unstamped
+from ._layout import source_name
+from ._recipe import Recipe
+from ._report import GroupReport
+from ._state import lock, log, stats
+from ._torch import gateway
 
 
 class EagerFallback(Exception):
@@ -38,45 +43,6 @@ class EagerFallback(Exception):
         super().__init__(reason)
         self.reason = reason
         self.dtypes = dtypes
-
-
-@dataclass
-class Recipe:
-    """What symalias needs to re-install its guards for a compiled graph,
-    by position in AOTAutograd's flat arguments: which inputs the graph
-    mutates (``None``: none, or the merge step did not run) and how many
-    synthetic bases the merge made (they come first among the graph's
-    inputs)."""
-
-    mutated: list[bool] | None = None
-    bases: int = 0
-    #: Why this compile must not be saved in AOTAutograd's cache ("": it
-    #: may be): a byte-level base (a hit would rebuild torch's run-time
-    #: wrapper, not symalias's), or an output that runs eagerly when
-    #: compiled (the entry is saved before that is found).
-    unsaved: str = ""
-
-    @property
-    def merged(self) -> bool:
-        """Some storage group was merged into a synthetic base."""
-        return self.bases > 0
-
-    def to_doc(self) -> dict[str, Any]:
-        return {"version": RECIPE_VERSION, "mutated": self.mutated, "bases": self.bases}
-
-    @staticmethod
-    def from_doc(doc: Any) -> Recipe | None:
-        """The recipe of a cache entry, or None when it was not made by this
-        recipe version."""
-        if not isinstance(doc, dict) or doc.get("version") != RECIPE_VERSION:
-            return None
-        mutated = doc.get("mutated")
-        if mutated is not None and not (isinstance(mutated, list) and all(isinstance(m, bool) for m in mutated)):
-            return None
-        bases = doc.get("bases")
-        if not isinstance(bases, int) or isinstance(bases, bool) or bases < 0:
-            return None
-        return Recipe(mutated=mutated, bases=bases)
 
 
 @dataclass
@@ -121,9 +87,11 @@ class Compile:
         #: The recipe of the cache entry being loaded (a hit in progress).
         self.loaded: Recipe | None = None
         self._positions: dict[int, int] | None = None
-        #: The run-time facts adopted so far, installed as one guard when
-        #: the compile succeeds (``_merge``).
-        self.guards = FrameGuards()
+        #: The facts adopted so far, over the union of their sources (by
+        #: name), sealed into one guard when the compile ends (``seal``).
+        self.sources: list[Any] = []
+        self._slot: dict[str, int] = {}
+        self._facts: list[tuple[Fact, list[int]]] = []
         self.outer: Compile | None = None
         #: What the byte-level merge made (``_bytes``).
         self.bytes = ByteBases()
@@ -145,12 +113,27 @@ class Compile:
                 self._positions.setdefault(id(a), p)
         return self._positions.get(id(fwd_inputs[i]), i)
 
-    def adopt(self, d: GroupDecision) -> None:
-        """Applies a group's decision -- the one place one takes effect: its
-        facts join the frame's check (when there is a tracing context and
-        the sources are known), the layouts its check holds disjoint are
-        recorded for the reinplace pass, and it is counted and reported.
-        A wrapper-subclass decision applies each of its storages' parts."""
+    def adopt(self, item: GroupDecision | Fact) -> None:
+        """The one door: applies a group's decision or adds a fact.
+
+        A fact joins the frame's check over the tensors its sources name
+        (an orphan record seals it at once; a fact with unknown sources is
+        dropped: nothing can name its tensors). A decision takes effect --
+        the one place one does: where there is a tracing context and the
+        sources are known, its facts join, the layouts its check holds
+        disjoint are recorded for the reinplace pass; it is counted and
+        reported. A wrapper-subclass decision applies each of its storages'
+        parts."""
+        if isinstance(item, Fact):
+            if item.sources is None:
+                return
+            self._facts.append((item, self._slots(item.sources)))
+            if self.orphan:
+                tc = gateway.tracing_context()
+                if tc is not None:
+                    self.seal(tc, orphan=True)
+            return
+        d = item
         for part in d.parts:
             self.adopt(part)
         if d.parts:
@@ -161,14 +144,11 @@ class Compile:
                 ", ".join(d.names),
                 d.fallback,
             )
-        tc = _torch.tracing_context()
         # Facts need a tracing context to join and sources to name.
-        sources = d.sources if tc is not None else None
-        if sources is not None:
-            # The partition first: when both fail, torch's wording is the reason.
-            for fact in (d.partition, d.pin):
-                if fact.needed():
-                    self.adopt_fact(tc, sources, fact)
+        installed = gateway.tracing_context() is not None and d.sources is not None
+        if installed:
+            for fact in d.facts():
+                self.adopt(fact)
             if d.disjoint_layouts is not None and not self.orphan:
                 self.disjoint_layouts.append(d.disjoint_layouts)
         report = GroupReport(
@@ -177,7 +157,7 @@ class Compile:
             invariant=d.native.invariant if (d.native is not None and d.symbolic) else None,
             symbolic=d.symbolic,
             decision=d.native,
-            guard=d.partition.describe() + d.pin.describe() if sources is not None else [],
+            guard=d.partition.describe() + d.pin.describe() if installed else [],
             fallback=d.fallback,
             from_cache=d.from_cache,
         )
@@ -189,14 +169,96 @@ class Compile:
             stats.reports.append(report)
         _trace.group(report)
 
-    def adopt_fact(self, tc: Any, sources: Sequence[Any], fact: Any) -> None:
-        """Adds a run-time fact about the tensors at ``sources`` to the
-        frame's check; an orphan record installs it at once."""
-        if tc is None:
+    def _slots(self, sources: Sequence[Any]) -> list[int]:
+        """The frame slots of ``sources`` (by name; new ones appended)."""
+        idx = []
+        for s in sources:
+            name = source_name(s)
+            if name not in self._slot:
+                self._slot[name] = len(self.sources)
+                self.sources.append(s)
+            idx.append(self._slot[name])
+        return idx
+
+    def facts(self) -> list[Fact]:
+        """The facts adopted and not yet sealed, in order."""
+        return [f for f, _ in self._facts]
+
+    def frame_facts(self) -> FrameFacts:
+        """The facts adopted, as one ``FrameFacts`` (nothing is handed over)."""
+        return FrameFacts(
+            list(self.sources),
+            [f.check(idx) for f, idx in self._facts],
+            [f.premised(idx) for f, idx in self._facts],
+            [f.verbose() for f, _ in self._facts],
+        )
+
+    def seal(self, tc: Any, *, orphan: bool = False, into: list[Any] | None = None) -> None:
+        """Hands the facts adopted so far to torch, as one ``FrameFacts``
+        among the compile's AOTAutograd guards (``into``: that list, else
+        ``tc``'s; none when there is no fact), and counts the frame as
+        guarded. ``orphan``: no Dynamo compile is open; the tracing context
+        may not be the capture's, so the facts also wait for its check
+        (``close_frame``) by the ShapeEnv they share. A frame counts as guarded when its compile
+        seals (not ``into`` a frame that met no compile)."""
+        if not self._facts or (tc is None and into is None):
             return
-        self.guards.add(sources, fact)
-        if self.orphan:
-            self.guards.install(tc, orphan=True)
+        facts = self.frame_facts()
+        (into if into is not None else tc.guards_context.aotautograd_guards).append(facts)
+        if orphan and tc.fake_mode is not None and tc.fake_mode.shape_env is not None:
+            with lock:
+                _state.orphans.setdefault(tc.fake_mode.shape_env, []).append(facts)
+        if into is None:  # a compiled frame (not one whose graph met no compile)
+            grouped = any(f.grouped for f, _ in self._facts)
+            with lock:
+                stats.frames_guarded += 1
+                _state.lifetime.frames_guarded += 1
+                _state.lifetime.frames_group_guarded += int(grouped)
+        self._facts = []
+
+
+def park(tc: Any, fact: Fact) -> None:
+    """A fact found while Dynamo traces (user code's address checks), before
+    any compile opens: it waits for the frame's compile (``unpark``) or,
+    where no graph is compiled, the frame's check (``close_frame``)."""
+    with lock:
+        _state.parked.setdefault(tc, []).append(fact)
+
+
+def unpark(guards: list[Any]) -> list[Fact]:
+    """The facts parked by the capture whose AOTAutograd guard list is
+    ``guards`` (taken: each is adopted once)."""
+    with lock:
+        for tc in list(_state.parked.keys()):
+            if tc.guards_context.aotautograd_guards is guards:
+                return list(_state.parked.pop(tc))
+    return []
+
+
+def close_frame(shape_env: Any, guards: list[Any]) -> None:
+    """When a frame's check is built from its AOTAutograd ``guards``: a live
+    capture's orphaned facts (by its ShapeEnv) join them; facts parked for
+    a frame no compile took are sealed there; and a ``STAMP`` where there
+    is no fact, so that a saved artifact says it was made with symalias. A
+    loaded artifact's guard state has facts or a stamp already; its
+    ShapeEnv is a fresh one, with no orphans."""
+    with lock:
+        guards += _state.orphans.pop(shape_env, [])
+    parked = unpark(guards)
+    if parked:
+        alone = Compile()
+        for fact in parked:
+            alone.adopt(fact)
+        alone.seal(None, into=guards)
+    if not any(isinstance(g, FrameFacts) for g in guards):
+        guards.append(STAMP)
+
+
+def refuse_unstamped(guards: list[Any]) -> None:
+    """A loaded artifact's guards, saved without symalias (no
+    ``FrameFacts``): an ``Unstamped`` guard that never passes joins them."""
+    if not any(isinstance(g, FrameFacts) for g in guards):
+        guards.append(Unstamped([], [], [], [UNSTAMPED]))
 
 
 class _Current(threading.local):
@@ -250,5 +312,5 @@ def hold_view_replay_off(c: Compile) -> None:
     replay is what keeps eager's strides."""
 
     if c.saved_view_replay is None:
-        c.saved_view_replay = _torch.view_replay()
-        hold(c, _torch.patch_view_replay(False))
+        c.saved_view_replay = gateway.view_replay()
+        hold(c, gateway.patch_view_replay(False))

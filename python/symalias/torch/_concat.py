@@ -11,7 +11,7 @@ written later (an in-place op reinplaced onto it), an input computed into
 it and read after that write reads the written bytes -- stock torch returns
 what eager does not (``y = x @ w; c = cat([y, z]); op_(c); y * 2``).
 
-symalias decides with the graph's order (``decide``, a value computed from
+symalias decides with the graph's order (``computed_into_result``, a value computed from
 the FX graph alone; ``wrap_create`` applies it by the one set torch's rule
 reads): an input may be computed into the result when no node after the
 ``cat`` writes its storage, and, when a later node writes the result's
@@ -26,8 +26,9 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from . import _torch
+from . import _state
 from ._state import lock, stats
+from ._torch import gateway
 
 
 class _Answer:
@@ -51,16 +52,16 @@ class _Order:
         for i, node in enumerate(graph.nodes):
             self.index[node] = i
             if node.op in ("placeholder", "get_attr"):
-                s = _torch.fx_node_storage(node)
+                s = gateway.fx_node_storage(node)
                 if s is not None:
                     self.inputs.add(s)
-            for written in _torch.fx_written_nodes(node):
-                s = _torch.fx_node_storage(written)
+            for written in gateway.fx_written_nodes(node):
+                s = gateway.fx_node_storage(written)
                 if s is not None:
                     self.last_write[s] = i
 
 
-def decide(order: _Order, node: Any, stock_written: Any) -> bool:
+def computed_into_result(order: _Order, node: Any, stock_written: Any) -> bool:
     """Whether the inputs of ``node`` (a ``cat``) may be computed into its
     result: no input storage (but a graph input's) written after it; if its
     result is written after it, no input read by another node."""
@@ -75,9 +76,9 @@ def decide(order: _Order, node: Any, stock_written: Any) -> bool:
             return order.last_write[s] > at
         return s in stock_written
 
-    result_written = written_after(_torch.fx_node_storage(node))
+    result_written = written_after(gateway.fx_node_storage(node))
     for n in node.all_input_nodes:
-        s = _torch.fx_node_storage(n)
+        s = gateway.fx_node_storage(n)
         if s is not None and s in order.inputs:
             continue
         if written_after(s):
@@ -87,35 +88,32 @@ def decide(order: _Order, node: Any, stock_written: Any) -> bool:
     return True
 
 
-_orders: dict[int, tuple[Any, int, _Order]] = {}
-
-
 def _order(graph: Any) -> _Order:
     """``graph``'s order, computed once per graph lowered (the last one
     kept: a lowering asks about one graph, its ``cat`` nodes in turn)."""
     size = len(graph.nodes)
-    hit = _orders.get(id(graph))
+    hit = _state.concat_orders.get(id(graph))
     if hit is None or hit[0] is not graph or hit[1] != size:
-        _orders.clear()
+        _state.concat_orders.clear()
         hit = (graph, size, _Order(graph))
-        _orders[id(graph)] = hit
+        _state.concat_orders[id(graph)] = hit
     return hit[2]
 
 
 def wrap_create(orig: Callable[..., Any]) -> Callable[..., Any]:
     """``ConcatKernel.create``: torch's lowering, its aliasing rule answered
-    by ``decide``."""
+    by ``computed_into_result``."""
 
     def create(cls: Any, inputs: Any, dim: Any) -> Any:
         t0 = time.perf_counter()
-        lowering = _torch.inductor_graph()
+        lowering = gateway.inductor_graph()
         node = lowering.current_node
         stock = lowering.mutated_storages
         try:
-            allow = decide(_order(node.graph), node, stock)
+            allow = computed_into_result(_order(node.graph), node, stock)
         except Exception:
             return orig(cls, inputs, dim)
-        stock_allows = not any(_torch.fx_node_storage(n) in stock for n in node.all_input_nodes)
+        stock_allows = not any(gateway.fx_node_storage(n) in stock for n in node.all_input_nodes)
         with lock:
             stats.concat_uncopied += allow and not stock_allows
             stats.concat_copied += stock_allows and not allow

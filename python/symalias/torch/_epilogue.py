@@ -25,8 +25,8 @@ from typing import Any
 
 import torch
 
-from . import _torch
 from ._state import lock, stats
+from ._torch import gateway
 
 _INPUTS = ("placeholder", "get_attr")
 
@@ -53,7 +53,7 @@ def _read_from(node: Any, at: int, order: dict[Any, int]) -> bool:
         for user in n.users:
             if order[user] >= at:
                 return True
-            if user not in seen and _torch.is_view_op(user.target):
+            if user not in seen and gateway.is_view_op(user.target):
                 seen.add(user)
                 todo.append(user)
     return False
@@ -66,7 +66,7 @@ def protect(graph: Any) -> int:
     nodes = list(graph.nodes)
     order = {n: i for i, n in enumerate(nodes)}
     copies = _first_copies(nodes)
-    ops = _torch.inplaceable_ops()
+    ops = gateway.inplaceable_ops()
     made = 0
     for node in nodes:
         op = ops.get(node.target) if node.op == "call_function" else None

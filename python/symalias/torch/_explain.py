@@ -8,9 +8,10 @@ from typing import Any, Callable
 
 import torch
 
-from . import _torch
-from ._hooks import enabled
-from ._state import GroupReport, stats
+from ._install import enabled
+from ._report import GroupReport
+from ._state import stats
+from ._torch import gateway
 
 
 @dataclass
@@ -50,7 +51,7 @@ def explain(
     with enabled():
         before = len(stats.reports)
         reasons = len(stats.fallback_reasons)
-        _torch.reset_dynamo()
+        gateway.reset_dynamo()
         torch.compile(fn, backend=backend, dynamic=dynamic)(*args, **kwargs)
         return Explanation(
             groups=list(stats.reports[before:]),

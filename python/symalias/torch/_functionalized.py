@@ -43,23 +43,24 @@ from typing import Any, Callable
 
 import torch
 
-from . import _compile, _torch
+from . import _compile
 from ._bytes import misaligned
 from ._compile import EagerFallback
 from ._decision import may_overlap
 from ._regenerate import regenerate
 from ._state import lock, stats
+from ._torch import gateway
 
 
 def _required_length(t: Any) -> Any:
     """Elements of its storage that ``t`` needs (from element 0)."""
-    return _torch.required_storage_length(t)
+    return gateway.required_storage_length(t)
 
 
 def _on_clone(arg: Any, base: Any, clone: Any) -> Any:
     """``arg``, a view of ``base``'s storage, as the same view of
     ``clone`` (``base`` cloned from its storage's element 0 on)."""
-    _torch.deferred_check(
+    gateway.deferred_check(
         _required_length(arg) <= _required_length(base),
         lambda: (
             "symalias: a read-only argument of a functionalized op reaches past the base "
@@ -94,11 +95,11 @@ def _reread(value: Any, bases: list[Any], clones: list[Any], mutated: list[Any],
     if not isinstance(value, torch.Tensor):
         return value
     for base, clone in zip(bases, clones):
-        if base is None or clone is base or _torch.storage_id(value) != _torch.storage_id(base):
+        if base is None or clone is base or gateway.storage_id(value) != gateway.storage_id(base):
             continue
-        cloned = _torch.storage_id(clone)
-        peers = [m for m in mutated if isinstance(m, torch.Tensor) and _torch.storage_id(m) == cloned]
-        with _torch.untraced():
+        cloned = gateway.storage_id(clone)
+        peers = [m for m in mutated if isinstance(m, torch.Tensor) and gateway.storage_id(m) == cloned]
+        with gateway.untraced():
             hit = any(_peer_overlap(value, _on_base(m, base)) for m in peers)
         if hit:
             if hop and _compile.current() is not None:
@@ -140,10 +141,10 @@ def _uncloned_overlaps(bases: list[Any], new_bases: list[Any], mutated: list[Any
     for i, (base, new) in enumerate(zip(bases, new_bases)):
         if base is None or new is not base:
             continue
-        key = _torch.storage_id(base)
-        peers = [m for m in mutated if _torch.storage_id(m) == key]
+        key = gateway.storage_id(base)
+        peers = [m for m in mutated if gateway.storage_id(m) == key]
         for r in readers:
-            if _torch.storage_id(r) == key and any(r is not m and may_overlap(r, m) for m in peers):
+            if gateway.storage_id(r) == key and any(r is not m and may_overlap(r, m) for m in peers):
                 out.add(i)
     return out
 
@@ -185,11 +186,11 @@ def _wrap_generate_op_kwargs(orig: Callable[..., Any]) -> Callable[..., Any]:
         # (``orig`` pops the view metadata out of ``kwargs``: each call a copy)
         if _is_out or not all_bases:
             return orig(schema, kwargs, all_bases, _only_clone_these_bases, _is_out, *args, **kw)
-        hop = _torch.is_hop_schema(schema)
-        mutable = set(_torch.mutable_args_of_schema(schema))
+        hop = gateway.is_hop_schema(schema)
+        mutable = set(gateway.mutable_args_of_schema(schema))
         clone = _only_clone_these_bases
         if clone is not None and not hop and len(set(clone)) < len(all_bases):
-            with _torch.untraced():
+            with gateway.untraced():
                 probe, probe_bases = orig(schema, dict(kwargs), all_bases, clone, _is_out, *args, **kw)
                 mutated = [t for name in mutable for t in _tensors(probe.get(name))]
                 readers = [t for a in schema.arguments if a.name not in mutable for t in _tensors(probe.get(a.name))]

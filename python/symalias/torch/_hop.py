@@ -34,9 +34,10 @@ from typing import Any, Callable
 
 import torch
 
-from . import _state, _torch, _trace
+from . import _state, _trace
 from ._decision import may_overlap
 from ._state import lock, stats
+from ._torch import gateway
 
 _local = _state.hop_mutations
 
@@ -58,11 +59,11 @@ def conflict(inputs: Sequence[Any], mutated: Sequence[Any]) -> tuple[int, Any] |
         if not isinstance(v, torch.Tensor):
             continue
         try:
-            key = _torch.storage_id(v)
+            key = gateway.storage_id(v)
         except Exception:
             continue
         for m in mutated:
-            if m is v or _torch.storage_id(m) != key:
+            if m is v or gateway.storage_id(m) != key:
                 continue
             if may_overlap(v, m):
                 return i, v
@@ -101,7 +102,7 @@ def wrap_parent_indices(orig: Callable[..., Any]) -> Callable[..., Any]:
             if hit is not None:
                 with lock:
                     stats.hop_refusals += 1
-                _torch.graph_break(
+                gateway.graph_break(
                     gb_type="Encountered aliasing during higher order op tracing",
                     context=f"input {hit[0]} overlaps a tensor the subgraph mutates (symalias)",
                     explanation="Higher order ops do not support aliasing. Found an input that "
@@ -130,7 +131,7 @@ def shared_groups(values: Sequence[Any]) -> list[list[int]]:
     groups: dict[int, list[int]] = {}
     for i, v in enumerate(values):
         if isinstance(v, torch.Tensor):
-            groups.setdefault(_torch.storage_id(v), []).append(i)
+            groups.setdefault(gateway.storage_id(v), []).append(i)
     return [g for g in groups.values() if len(g) > 1]
 
 
@@ -155,16 +156,16 @@ def wrap_has_aliasing(orig: Callable[..., Any]) -> Callable[..., Any]:
         info = orig(self, allow_input_input_aliasing=True)
         if info.has_aliasing or allow_input_input_aliasing:
             return info
-        placeholders = _torch.hop_placeholders(self)
+        placeholders = gateway.hop_placeholders(self)
         values = [v for _node, v in placeholders]
         groups = shared_groups(values)
         if not groups:
             return info
-        written = _torch.hop_written(self)
+        written = gateway.hop_written(self)
         hit = shared_input_conflict(values, groups, written)
         _trace.hop_inputs(values, [str(node) for node, _v in placeholders], groups, written, hit)
         if hit is not None:
-            return _torch.aliasing_info(
+            return gateway.aliasing_info(
                 True,
                 f"Input-to-input aliasing detected at nodes {placeholders[hit[0]][0]} and {placeholders[hit[1]][0]}: "
                 "one is written and they may share a byte (symalias)",
@@ -186,7 +187,7 @@ def wrap_check_alias_and_mutation(orig: Callable[..., Any]) -> Callable[..., Any
         try:
             return orig(graph_module, inputs_fake, name, pre_dispatch)
         except RuntimeError:
-            found = _torch.hop_input_findings(graph_module, inputs_fake, pre_dispatch)
+            found = gateway.hop_input_findings(graph_module, inputs_fake, pre_dispatch)
             if not isinstance(found, tuple):
                 raise
             (input_input, input_output, output_output), mutated = found

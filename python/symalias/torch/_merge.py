@@ -22,16 +22,13 @@ from typing import Any, Callable
 
 import torch
 
-from . import _bytes, _compile, _state, _torch
+from . import _bytes, _compile, _state
 from ._compile import EagerFallback
-from ._decision import (
-    cross_storage_guard,
-    self_overlap_guard,
-    self_overlapping_mutation,
-    source_list,
-    storage_groups,
-)
+from ._decision import self_overlap
+from ._inputs import adopt_mutation_facts
+from ._layout import source_list, storage_groups
 from ._state import lock, log, stats
+from ._torch import gateway
 
 #: AOTAutograd's messages for aliased mutated inputs it cannot merge.
 _REFUSALS = (
@@ -69,13 +66,13 @@ def _before_merge(c: _compile.Compile | None, fwd_inputs: list[Any], mutated: li
     fallback for a mutated input that overlaps itself, the recipe, the mark
     of an aliased mutation; the mutated inputs whose non-overlap with
     themselves needs a run-time check."""
-    why, guarded = self_overlapping_mutation(fwd_inputs, mutated)
-    if why is not None:
-        raise EagerFallback(why)
+    own = self_overlap(fwd_inputs, mutated)
+    if own.eager is not None:
+        raise EagerFallback(own.eager)
     _record(c, fwd_inputs, mutated)
     if c is not None and _aliased_mutation(fwd_inputs, mutated):
         c.aliased_mutation = True
-    return guarded
+    return list(own.guarded)
 
 
 def _mutation_guards(
@@ -87,10 +84,10 @@ def _mutation_guards(
     sources = source_list(aot_config, positions)
     if sources is None:
         return
-    tc = _torch.tracing_context()
-    cross_storage_guard(tc, sources, [fwd_inputs[i] for i in idx], [mutated[i] for i in idx])
     slot = {i: k for k, i in enumerate(idx)}
-    self_overlap_guard(tc, [sources[slot[i]] for i in guarded], guarded)
+    adopt_mutation_facts(
+        sources, [fwd_inputs[i] for i in idx], [mutated[i] for i in idx], guarded, [slot[i] for i in guarded]
+    )
 
 
 def _record_bases(c: _compile.Compile, out: Any) -> None:
@@ -170,7 +167,7 @@ def wrap_alias_of_input(orig: Callable[..., Any]) -> Callable[..., Any]:
 def _fallback(e: BaseException, c: _compile.Compile) -> EagerFallback | None:
     """The eager fallback an exception from the backend calls for, if any."""
 
-    failed, inner = _torch.backend_failure(e)
+    failed, inner = gateway.backend_failure(e)
     for x in (e, inner):
         if isinstance(x, EagerFallback):
             return x
@@ -183,16 +180,17 @@ def _fallback(e: BaseException, c: _compile.Compile) -> EagerFallback | None:
     return None
 
 
-def _install(c: _compile.Compile, torch: Any) -> None:
-    """The compile's run-time facts, as one guard of the frame."""
+def _seal(c: _compile.Compile) -> None:
+    """The compile's facts, with those its capture parked, as one guard of
+    the frame."""
     with lock:
         stats.frames_compiled += 1
         _state.lifetime.frames_compiled += 1
-    tc = _torch.tracing_context()
+    tc = gateway.tracing_context()
     if tc is not None:
-        for sources, fact in _state.take_pending(tc.guards_context.aotautograd_guards):
-            c.guards.add(sources, fact)
-    c.guards.install(tc)
+        for fact in _compile.unpark(tc.guards_context.aotautograd_guards):
+            c.adopt(fact)
+    c.seal(tc)
 
 
 def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -201,7 +199,7 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
         c = _compile.begin()
         try:
             out = orig(self, gm, example_inputs)
-            _install(c, torch)
+            _seal(c)
             return out
         except Exception as e:
             fb = _fallback(e, c)
@@ -213,10 +211,10 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
                 stats.fallback_reasons.append(fb.reason)
             log.warning(
                 "symalias: running frame %s eagerly: %s",
-                _torch.graph_name(gm),
+                gateway.graph_name(gm),
                 fb.reason,
             )
-            _install(c, torch)
+            _seal(c)
             return gm.forward
         finally:
             _compile.end(c)

@@ -17,7 +17,8 @@ from typing import Any
 
 import torch
 
-from . import _compile, _torch
+from . import _compile
+from ._torch import gateway
 
 
 def _bits(dtype: Any) -> int:
@@ -70,7 +71,7 @@ def _ordering_pass() -> Any:
     """:func:`clone_dtype_view_inputs` as an inductor ``CustomGraphPass``
     (its ``uuid`` keys inductor's FX graph cache), made once."""
 
-    class CloneDtypeViewInputs(_torch.custom_graph_pass()):  # type: ignore[misc]
+    class CloneDtypeViewInputs(gateway.custom_graph_pass()):  # type: ignore[misc]
         def __call__(self, graph: Any) -> None:
             clone_dtype_view_inputs(graph)
 
@@ -85,7 +86,7 @@ def hold_ordering_pass(c: _compile.Compile) -> None:
     passes for the rest of compile ``c`` (a frame with a byte-level base)."""
 
     ours = _ordering_pass()
-    theirs = _torch.post_grad_passes()
+    theirs = gateway.post_grad_passes()
     listed = list(theirs) if isinstance(theirs, (list, tuple)) else ([theirs] if theirs else [])
     if ours not in listed:  # (a nested compile holds it already)
-        _compile.hold(c, _torch.patch_post_grad_passes([*listed, ours]))
+        _compile.hold(c, gateway.patch_post_grad_passes([*listed, ours]))

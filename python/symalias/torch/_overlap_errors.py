@@ -30,27 +30,25 @@ from typing import Any, Callable
 
 import torch
 
-from . import _torch
+from . import _state
 from ._state import lock, stats
+from ._torch import gateway
 
 MESSAGE = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
     "single memory location. Please clone() the tensor before performing the operation."
 )
 
-#: op -> whether it is an in-place pointwise op (its first argument written).
-_CHECKED: dict[Any, bool] = {}
-
 
 def _checked(func: Any) -> bool:
-    known = _CHECKED.get(func)
+    known = _state.inplace_pointwise.get(func)
     if known is None:
-        schema = _torch.op_schema(func)
+        schema = gateway.op_schema(func)
         args = schema.arguments if schema is not None else []
         alias = args[0].alias_info if args else None
         pointwise = schema is not None and (torch.Tag.pointwise in func.tags or func is torch.ops.aten.copy_.default)
         known = bool(alias is not None and alias.is_write and pointwise)
-        _CHECKED[func] = known
+        _state.inplace_pointwise[func] = known
     return known
 
 
@@ -95,7 +93,7 @@ def partial_overlap(written: Any, others: list[Any]) -> bool:
     for t in others:
         if not isinstance(t, torch.Tensor) or t is written:
             continue
-        if _torch.storage_id(t) != _torch.storage_id(written):
+        if gateway.storage_id(t) != gateway.storage_id(written):
             continue
         if mine is None:
             mine = _span(written)

@@ -39,7 +39,7 @@ as torch's):
 
 Disjoint mutated arguments of one storage are then each reinplaced;
 overlapping ones are cloned as before. ``install()`` checks that the pass
-still contains the sites symalias changes (``_torch.REINPLACE_SITES``).
+still contains the sites symalias changes (``gateway.REINPLACE_SITES``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ from typing import Any, Callable
 
 from .. import _native
 from . import _compile, _epilogue, _state, _trace
-from ._decision import layout_key, overlapping_for_all_shapes
+from ._decision import overlapping_for_all_shapes
+from ._layout import layout_key
 from ._state import lock, log, stats
 
 #: Wall-clock bound of one symbolic proof in the pass (then: "overlap").

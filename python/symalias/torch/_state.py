@@ -1,8 +1,11 @@
-"""The integration's state: every mutable value that outlives one
-decision -- counters, reports, the saved hooks, cache recipes in waiting,
-the words of frame checks, and the per-thread state of a run of Inductor's
-reinplace pass and of a higher-order op being traced. The record of the
-compile in progress is ``_compile``'s."""
+"""The integration's state: every mutable value that outlives one call --
+counters, reports, the saved hooks and the features on, cache recipes in
+waiting, facts parked until their frame's check is built, the words of
+frame checks, memos of Inductor's passes, and the per-thread state of a run
+of Inductor's reinplace pass and of a higher-order op being traced. The
+record of the compile in progress is ``_compile``'s (per thread). No other
+module of the package keeps module-level mutable state
+(``test_torch_layers.py`` scans for it)."""
 
 from __future__ import annotations
 
@@ -13,94 +16,13 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import OverlapResult, _native
-
-if TYPE_CHECKING:
-    from ._compile import Recipe
+from .. import _native
+from ._recipe import Recipe
+from ._report import GroupReport
 
 log = logging.getLogger("symalias.torch")
-
-#: Version of what symalias changes in Inductor's graphs (the reinplace
-#: pass's answers, ``_epilogue``, ``_functionalized``), in every cache key
-#: made while installed; bump when any of it changes.
-REINPLACE_VERSION = 2
-
-
-@dataclass
-class GroupReport:
-    """One storage group as symalias decided it during a compile."""
-
-    sources: list[str]
-    #: Indices (into ``sources``) that overlap another member.
-    overlapping: list[int]
-    #: True proved for all shapes, False refuted, None undecided / static.
-    invariant: bool | None
-    symbolic: bool
-    #: The native decision (``_native.Decision``), None when undecided.
-    decision: Any
-    #: What the run-time guard checks, in words.
-    guard: list[str]
-    #: Why the conservative answer was used (unbacked symbol, error), if it was.
-    fallback: str | None = None
-    #: True when the decision was restored for an AOTAutograd cache hit.
-    from_cache: bool = False
-
-    @property
-    def result(self) -> OverlapResult | None:
-        """The whole typed result (pairs, witnesses, guards), built on first use."""
-        if self.decision is None:
-            return None
-        cached: OverlapResult | None = self.__dict__.get("_result")
-        if cached is None:
-            cached = self.decision.result()
-            self.__dict__["_result"] = cached
-        return cached
-
-    def describe(self, k: int = 0) -> list[str]:
-        """The group (the ``k``-th) in words: its sources, what overlaps, the
-        witnesses, the verdict, the guards."""
-        lines: list[str] = []
-        cached = " (restored for an AOTAutograd cache hit)" if self.from_cache else ""
-        lines.append(f"storage group {k}: {', '.join(self.sources)}{cached}")
-        if self.fallback:
-            lines.append(f"  undecided ({self.fallback}): all treated as overlapping")
-        ov = [self.sources[i] for i in self.overlapping]
-        lines.append(f"  overlapping: {', '.join(ov) if ov else 'none'}")
-        if self.result is not None:
-            for p in self.result.pairs:
-                if not p.overlap:
-                    continue
-                w = p.witness
-                where = (
-                    f" at byte {w.address} ({self.sources[p.a]}{list(w.index_a)}, {self.sources[p.b]}{list(w.index_b)})"
-                    if w
-                    else ""
-                )
-                lines.append(f"  {self.sources[p.a]} overlaps {self.sources[p.b]}{where}")
-            if self.symbolic:
-                verdict = {
-                    True: "proved for all shapes",
-                    False: "refuted (depends on the shapes)",
-                    None: "undecided",
-                }[self.result.invariant]
-                lines.append(f"  verdict: {verdict}")
-                if self.result.counterexample:
-                    lines.append(f"  counterexample: {self.result.counterexample}")
-            else:
-                lines.append("  verdict: static shapes")
-            for gd in self.result.guards:
-                lines.append(f"  symalias guard: {gd.text}")
-            if self.result.guards and self.result.symbols:
-                where = ", ".join(f"{n} = {v}" for n, v in sorted(self.result.symbols.items()))
-                lines.append(f"  where {where}")
-        lines.append(f"  run-time guard: {'; '.join(self.guard) if self.guard else 'none'}")
-        return lines
-
-    def svg(self) -> str | None:
-        """The picture of the group's memory (SVG text), None when undecided."""
-        return None if self.decision is None else str(self.decision.svg())
 
 
 @dataclass
@@ -230,30 +152,30 @@ PENDING_LIMIT = 256
 #: leaves with its check.
 frame_words: dict[int, tuple[weakref.ReferenceType[Any], list[str]]] = {}
 #: Facts of compiles that ran under a ``TracingContext`` of their own, by
-#: the ShapeEnv they share with the capture (``_guards._adopt``).
+#: the ShapeEnv they share with the capture, until the capture's check is
+#: built (``_compile.close_frame``).
 orphans: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
-
-#: Facts about user code's address checks made while Dynamo traces
-#: (``_address``), waiting for the frame's one check, by the capture's
-#: tracing context (weakly: an abandoned trace leaves nothing behind). The
-#: compile's facts absorb them (``_merge``); a frame with no compile
-#: installs them alone when its guards are built (``_guards._adopt``).
-pending_facts: weakref.WeakKeyDictionary[Any, list[tuple[list[Any], Any]]] = weakref.WeakKeyDictionary()
-
-
-def add_pending(tc: Any, sources: list[Any], fact: Any) -> None:
-    with lock:
-        pending_facts.setdefault(tc, []).append((sources, fact))
+#: Facts found while Dynamo traces, before any compile opens (user code's
+#: address checks, ``_address``), by the capture's tracing context (weakly:
+#: an abandoned trace leaves nothing behind), until the frame's compile or
+#: its check takes them (``_compile.park`` / ``_compile.unpark``).
+parked: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
+#: Which optional features this process runs with (``points.FEATURES``),
+#: set by ``install()``.
+features_on: dict[str, bool] = {}
 
 
-def take_pending(guards: list[Any]) -> list[tuple[list[Any], Any]]:
-    """The waiting facts of the capture whose AOTAutograd guard list is
-    ``guards``."""
-    with lock:
-        for tc in list(pending_facts.keys()):
-            if tc.guards_context.aotautograd_guards is guards:
-                return pending_facts.pop(tc)
-    return []
+def feature_on(name: str) -> bool:
+    """Whether feature ``name`` runs (``install()`` decided it)."""
+    return features_on.get(name, False)
+
+
+#: Inductor's concatenation (``_concat``): the order of the graph being
+#: lowered, computed once per graph (the last one kept).
+concat_orders: dict[int, tuple[Any, int, Any]] = {}
+#: The fake-tensor dispatch (``_overlap_errors``): op -> whether it is an
+#: in-place pointwise op (its first argument written).
+inplace_pointwise: dict[Any, bool] = {}
 
 
 def reset_stats() -> None:

@@ -5,7 +5,7 @@ answer symalias gives Inductor's reinplace pass and each higher-order op's
 check of inputs of one storage is written as two artifacts of the compile
 that made it: its text (``symalias_*``) and its picture
 (``symalias_*_memory_map``, SVG). Nothing is built -- no text, no picture,
-no closure -- unless a trace is being written (``_torch.tracing_structured``).
+no closure -- unless a trace is being written (``gateway.tracing_structured``).
 A picture that cannot be drawn leaves its text alone: tracing never changes
 a compile."""
 
@@ -14,9 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from .. import _native
-from . import _torch
-from ._state import GroupReport, log
+from ._decision import picture
+from ._report import GroupReport
+from ._state import feature_on, log
+from ._torch import gateway
+
+
+def _writing() -> bool:
+    """A structured trace is being written and the ``trace_artifacts``
+    feature runs."""
+    return feature_on("trace_artifacts") and gateway.tracing_structured()
 
 
 def _artifact(name: str, payload: Callable[[], str]) -> None:
@@ -27,12 +34,12 @@ def _artifact(name: str, payload: Callable[[], str]) -> None:
             log.debug("symalias: no %s artifact (%s: %s)", name, type(e).__name__, e)
             return f"symalias: could not draw this decision ({type(e).__name__}: {e})"
 
-    _torch.trace_artifact(name, safe)
+    gateway.trace_artifact(name, safe)
 
 
 def group(report: GroupReport) -> None:
     """A storage group's decision: its explanation and its picture."""
-    if not _torch.tracing_structured():
+    if not _writing():
         return
     _artifact("symalias_storage_group", lambda: "\n".join(report.describe()))
     decision = report.decision
@@ -41,13 +48,13 @@ def group(report: GroupReport) -> None:
 
 
 def _picture(tensors: Sequence[Any], names: list[str]) -> str:
-    return str(_native.decide(list(tensors), names, time_limit_ms=200).svg())
+    return picture(tensors, names)
 
 
 def reinplace(tensors: Sequence[Any], overlapping: frozenset[int]) -> None:
     """The reinplace pass's question: views of one storage, and which may
     overlap another for some allowed shape."""
-    if not _torch.tracing_structured():
+    if not _writing():
         return
     names = [f"arg{i}" for i in range(len(tensors))]
     answer = ", ".join(names[i] for i in sorted(overlapping)) or "none"
@@ -69,7 +76,7 @@ def hop_inputs(
 ) -> None:
     """A higher-order op's inputs of one storage: accepted (read-only or
     disjoint) or refused (a written one may overlap another)."""
-    if not _torch.tracing_structured():
+    if not _writing():
         return
 
     def text() -> str:

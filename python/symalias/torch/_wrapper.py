@@ -23,9 +23,10 @@ from typing import Any, Callable
 
 import torch
 
-from . import _compile, _torch
+from . import _compile, _state
 from ._bytes import hull, whole_storage
 from ._compile import EagerFallback
+from ._torch import gateway
 
 
 def span_alias(member: Any, first: int, end: int) -> Any:
@@ -45,7 +46,7 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
         c = _compile.current()
         if c is None or not self.needs_post_compile:
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
-        kinds = _torch.output_types()
+        kinds = gateway.output_types()
         views = (kinds.alias_of_input, kinds.is_input)
         meta = kwargs["runtime_metadata"]
         for k, out in enumerate(meta.output_info):
@@ -63,7 +64,7 @@ def wrap_post_compile(orig: Callable[..., Any]) -> Callable[..., Any]:
                 )
         if not (c.bytes.byte_bases or c.bytes.unit_bases):
             return orig(self, compiled_fn, aot_config, *args, **kwargs)
-        if not _torch.feature_on("byte_bases"):
+        if not _state.feature_on("byte_bases"):
             # This torch's wrapper keeps its groups in other fields: the
             # frame runs eagerly rather than through a wrapper built blind.
             raise EagerFallback("a byte-level synthetic base needs torch >= 2.13 (feature byte_bases)", dtypes=True)
@@ -126,9 +127,9 @@ def _runtime_wrapper(
                 continue
             if b in units:  # the autograd base of the members that require grad
                 grad = next(args[i] for i in group if args[i].requires_grad)
-                bases.append(_torch.autograd_root(grad))
+                bases.append(gateway.autograd_root(grad))
                 continue
-            autograd = next((b for i in group if (b := _torch.autograd_base(args[i])) is not None), None)
+            autograd = next((b for i in group if (b := gateway.autograd_base(args[i])) is not None), None)
             bases.append(whole_storage(lead) if autograd is None else autograd)
         inputs_meta = [args[i] for i in meta_mutated]
         new_args = bases + [args[i] for i in others]

@@ -20,6 +20,9 @@ import pytest
 from binary import cli
 from guide import CHECKED, DOCS, NOT_CODE, ROOT, RUN, Block, all_blocks, blocks, matches, pages, summary_pages
 
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
+
 BLOCKS = all_blocks()
 
 

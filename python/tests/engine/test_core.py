@@ -17,6 +17,9 @@ from binary import cli
 import symalias
 from symalias import Symbol, TensorLayout
 
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
+
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 

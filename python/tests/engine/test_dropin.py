@@ -13,6 +13,9 @@ np = pytest.importorskip("numpy")
 import symalias
 from symalias._tensors import DifferentStoragesError
 
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
+
 N_GROUPS = 700  # 3 to 5 views each: > 2,000 views in all
 
 

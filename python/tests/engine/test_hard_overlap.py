@@ -23,6 +23,9 @@ import symalias
 np = pytest.importorskip("numpy")
 from numpy.lib.stride_tricks import as_strided
 
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
+
 _tests = pytest.importorskip("numpy._core._multiarray_tests")
 
 

@@ -13,6 +13,9 @@ import pytest
 
 import symalias
 
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
+
 REPRO = pathlib.Path(__file__).resolve().parents[3] / "tests" / "data" / "repro"
 
 

@@ -11,6 +11,9 @@ import pytest
 
 import symalias
 
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
+
 torch = pytest.importorskip("torch")
 
 

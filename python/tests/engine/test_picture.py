@@ -13,11 +13,15 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import numpy as np
+import pytest
 import resvg_py  # the test dependency that renders SVG (.ci/setup installs it)
 from PIL import Image
 
 import symalias as s
 from symalias import Symbol, TensorLayout
+
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 #: The plot's left and right edges (src/picture/svg.rs).

@@ -15,6 +15,10 @@ torch = pytest.importorskip("torch")
 import symalias.torch as st
 from symalias import _native
 from symalias.torch import _guards
+from symalias.torch._layout import base_signature
+
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
 
 
 def storage(t: Any) -> int:
@@ -69,14 +73,14 @@ def test_one_storage_and_pins_agree_with_their_statements():
 def test_static_base_signature_is_pinned():
     x = torch.zeros(10)
     a = x[2:5]
-    sig = _guards.base_signature(a)
+    sig = base_signature(a)
     check = _native.FrameCheck([None], [_native.PinCheck(offsets=[], base_member=0, **sig)])
     assert check({}, a)
     assert check({}, torch.zeros(10)[2:5])  # another buffer, same base layout
     assert not check({}, torch.zeros(12)[2:5])  # the base's size differs
     assert not check({}, torch.zeros(10, dtype=torch.float64)[2:5])  # its dtype differs
     fresh = torch.zeros(3)
-    own = _native.FrameCheck([None], [_native.PinCheck(offsets=[], base_member=0, **_guards.base_signature(fresh))])
+    own = _native.FrameCheck([None], [_native.PinCheck(offsets=[], base_member=0, **base_signature(fresh))])
     assert own({}, torch.zeros(3)) and not own({}, torch.zeros(4)) and not own({}, torch.zeros(9)[:3])
 
 
@@ -166,16 +170,16 @@ def test_paths_walk_the_source_chain(k):
     """A source's steps from the frame's locals come from its chain (never
     from its printed name); a link that is no plain item or attribute step
     leaves the value to the guard's code."""
-    from symalias.torch import _torch
+    from symalias.torch._torch import gateway
 
     source, steps = _sources()[k]
-    assert _torch.path(source) == steps
+    assert gateway.path(source) == steps
 
 
 def test_paths_fetch_what_the_sources_evaluate_to():
     from torch._dynamo import source as S
 
-    from symalias.torch import _torch
+    from symalias.torch._torch import gateway
 
     class M:
         pass
@@ -184,7 +188,7 @@ def test_paths_fetch_what_the_sources_evaluate_to():
     m.w = torch.zeros(3)  # type: ignore[attr-defined]
     locals_ = {"params": [torch.zeros(2), torch.zeros(2)], "self": m}
     sources = [S.GetItemSource(S.LocalSource("params"), 1), S.AttrSource(S.LocalSource("self"), "w")]
-    paths = [_torch.path(s) for s in sources]
+    paths = [gateway.path(s) for s in sources]
     # The same tensor twice by two paths: one storage.
     check = _native.FrameCheck(
         [*paths, None],
@@ -299,7 +303,7 @@ def test_checks_pickle_as_what_they_were_made_of():
             names=["a", "b"],
             guards=json.dumps([{"kind": "storage_overlap", "overlapping": [], "non_overlapping": ["a", "b"]}]),
         ),
-        _native.PinCheck(offsets=[(0, 3)], base_member=1, **_guards.base_signature(torch.zeros(8)[2:4])),
+        _native.PinCheck(offsets=[(0, 3)], base_member=1, **base_signature(torch.zeros(8)[2:4])),
         _native.PinCheck(offsets=[], base_member=0, storage_nbytes=32),
         _native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, False]),
         _native.NoSelfOverlapCheck(members=[1]),

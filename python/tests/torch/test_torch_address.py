@@ -72,6 +72,7 @@ ASKED = {
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
 @pytest.mark.parametrize("fn", CHECKS, ids=lambda f: f.__name__)
+@pytest.mark.quick("caches_on-by_is_alias_of-aot_eager")
 def test_the_check_is_a_constant_kept_by_a_run_time_check(fresh_torch, fn, backend):
     st.install()
     counter = CompileCounterWithBackend(backend)

@@ -77,6 +77,7 @@ def test_stock_then_installed(tmp_path, backend, dynamic):
 
 @served
 @both
+@pytest.mark.quick("static-inductor")
 def test_installed_then_installed(tmp_path, backend, dynamic):
     """The second process hits the first's entry and gets the same guards."""
     first = run(tmp_path, install=True, backend=backend, dynamic=dynamic, calls=["overlap"])

@@ -82,6 +82,7 @@ def test_a_decode_step_computes_its_projections_into_the_result(fresh_torch, dyn
     assert st.stats.concat_uncopied >= 1
 
 
+@pytest.mark.quick("caches_on")
 def test_a_result_written_later_keeps_its_inputs_apart(fresh_torch):
     st.uninstall()
     stock_right, _ = run(result_written_later)

@@ -70,6 +70,7 @@ PAIRS = [
 @backends
 @dynamics
 @pytest.mark.parametrize("dtypes", PAIRS, ids=lambda d: f"{d[0]}-{d[1]}".replace("torch.", ""))
+@pytest.mark.quick("caches_on-float32-uint8-dynamic-aot_eager")
 def test_views_of_two_dtypes_mutated_compile_equal_to_eager(fresh_torch, backend, dynamic, dtypes):
     def f(a, b):
         a.add_(1)

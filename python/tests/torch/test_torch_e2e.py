@@ -55,6 +55,7 @@ def float_and_its_bytes():
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+@pytest.mark.quick("caches_on-inductor")
 def test_issue_example_rows_and_column_block(fresh_torch, backend):
     stock = run_case(add_then_double, rows_and_column_block, backend=backend, install=False)
     assert stock != (True, True), "stock torch.compile got this right: the bug is fixed upstream"
@@ -350,6 +351,7 @@ def test_explain_reports_groups_witnesses_verdicts_and_guards(fresh_torch):
     assert dyn.groups[0].invariant is True
 
 
+@pytest.mark.quick("caches_on")
 def test_training_gradients_equal_eager(fresh_torch):
     def f(a, b):
         a.mul_(2)

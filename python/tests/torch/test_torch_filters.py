@@ -108,6 +108,7 @@ def test_stock_is_wrong_somewhere_in_the_matrix(caches_on):
     ]
 
 
+@pytest.mark.quick
 def test_recompile_reason_is_torch_wording(caches_on):
     """Under a filter that keeps only the ShapeEnv's guards, the pattern
     change recompiles, and torch's guard-failure log gives torch's words."""

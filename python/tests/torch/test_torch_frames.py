@@ -99,6 +99,7 @@ def data_and_detached_views():
 @backends
 @dynamics
 @pytest.mark.parametrize("make", [detached_views, data_and_detached_views], ids=lambda f: f.__name__)
+@pytest.mark.quick("caches_on-detached_views-dynamic-aot_eager")
 def test_mutated_non_differentiable_views(fresh_torch, backend, dynamic, make):
     assert compare(add_then_double, make, backend=backend, dynamic=dynamic) == []
     assert st.stats.eager_fallbacks == 1
@@ -228,6 +229,7 @@ def mutate_three(a, b, c):
     return a + b
 
 
+@pytest.mark.quick("caches_on")
 def test_recompile_reason_of_a_frame_with_several_facts(fresh_torch):
     """A frame whose check holds several facts (a storage group's partition
     and the cross-storage fact) gives, as its recompile reason, the words of

@@ -70,6 +70,7 @@ def test_proved_verdict_other_sizes_do_not_recompile(fresh_torch):
     assert not any("StorageOverlap" in g for g in report.guard)
 
 
+@pytest.mark.quick("caches_on")
 def test_changed_pattern_recompiles_and_is_right(fresh_torch):
     calls = [halves(5, 5), halves(9, 4), halves(12, 6), halves(7, 7)]
     res = compiled_calls(add_then_double, calls, backend="aot_eager", dynamic=True)

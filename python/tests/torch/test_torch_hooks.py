@@ -15,17 +15,21 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import symalias.torch as st
-from symalias.torch import _torch
+from symalias.torch._torch import gateway, points, verify
 
-READ = [(where, name) for where, names in _torch.READS for name in names]
-REPLACED = [(h.owner, h.attr) for h in _torch.HOOKS]
+#: In the quick loop, whole (``.ci/quick``).
+pytestmark = pytest.mark.quick
+
+READ = [(where, name) for where, names in points.READS for name in names]
+#: The replaced names and the patched configs: the table's rows.
+REPLACED = [(h.owner, h.attr) for h in points.POINTS]
 
 
 def _inits_setting(owner, name):
-    """Which of ``owner``'s own init methods (``_torch.INITS``, Python
+    """Which of ``owner``'s own init methods (``verify.INITS``, Python
     source) set ``name``."""
     out = []
-    for init in _torch.INITS:
+    for init in verify.INITS:
         try:
             if f"self.{name}" in inspect.getsource(inspect.getattr_static(owner, init)):
                 out.append(init)
@@ -72,8 +76,8 @@ def uninstalled():
 #: The feature each name belongs to (a hook point or a name read only by
 #: it); the others are needed for soundness.
 FEATURE_OF = {
-    **{f"{h.owner}.{h.attr}": f.name for f in _torch.FEATURES for h in f.hooks},
-    **{r: f.name for f in _torch.FEATURES for r in f.reads},
+    **{f"{h.owner}.{h.attr}": f.name for f in points.FEATURES for h in f.hooks},
+    **{r: f.name for f in points.FEATURES for r in f.reads},
 }
 CORE = [(w, n) for w, n in READ + REPLACED if f"{w}.{n}" not in FEATURE_OF]
 OPTIONAL = [(w, n) for w, n in READ + REPLACED if f"{w}.{n}" in FEATURE_OF]
@@ -81,9 +85,9 @@ OPTIONAL = [(w, n) for w, n in READ + REPLACED if f"{w}.{n}" in FEATURE_OF]
 
 @pytest.mark.parametrize(("where", "name"), CORE, ids=[f"{w}.{n}" for w, n in CORE])
 def test_install_names_each_moved_torch_name(uninstalled, monkeypatch, where, name):
-    owner = _torch.resolve(where)
+    owner = gateway.resolve(where)
     assert owner is not None, where
-    assert _torch._has(owner, name), f"{where}.{name} is there before it is removed"
+    assert verify.has(owner, name), f"{where}.{name} is there before it is removed"
     _remove(monkeypatch, owner, name)
     with pytest.raises(st.HookError, match=re.escape(f"{where}.{name}")):
         st.install()
@@ -97,19 +101,19 @@ def test_a_feature_whose_name_moved_is_off_and_the_rest_installs(uninstalled, mo
     log, ``features()`` reports it off, and none of its hook points is
     replaced; every other feature stays on."""
     feature = FEATURE_OF[f"{where}.{name}"]
-    owner = _torch.resolve(where)
-    assert owner is not None and _torch._has(owner, name), f"{where}.{name}"
+    owner = gateway.resolve(where)
+    assert owner is not None and verify.has(owner, name), f"{where}.{name}"
     _remove(monkeypatch, owner, name)
     with caplog.at_level("INFO", logger="symalias.torch"):
         st.install()
     assert st.installed()
     on = st.features()
-    assert on == {f.name: f.name != feature for f in _torch.FEATURES}
+    assert on == {f.name: f.name != feature for f in points.FEATURES}
     said = [r.getMessage() for r in caplog.records if feature in r.getMessage()]
     assert len(said) == 1 and f"{where}.{name}" in said[0], said
-    (f,) = [f for f in _torch.FEATURES if f.name == feature]
+    (f,) = [f for f in points.FEATURES if f.name == feature]
     for h in f.hooks:
-        now = _torch.resolve(h.owner)
+        now = gateway.resolve(h.owner)
         assert now is None or f"{h.owner}.{h.attr}" not in _saved(), h
 
 
@@ -121,7 +125,7 @@ def _saved() -> set[str]:
 
 def test_features_on_this_torch():
     """Every feature is on with the torch the suite runs (2.15)."""
-    assert st.features() == {f.name: True for f in _torch.FEATURES}
+    assert st.features() == {f.name: True for f in points.FEATURES}
 
 
 def _private_torch_names() -> dict[str, set[str]]:
@@ -133,7 +137,7 @@ def _private_torch_names() -> dict[str, set[str]]:
 
     pkg = pathlib.Path(__file__).parents[2] / "symalias" / "torch"
     found: dict[str, set[str]] = {}
-    for path in [*pkg.glob("*.py"), pkg.parent / "__init__.py", pkg.parent / "_tensors.py"]:
+    for path in [*pkg.rglob("*.py"), pkg.parent / "__init__.py", pkg.parent / "_tensors.py"]:
         chains: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute):
@@ -153,7 +157,7 @@ def _private_torch_names() -> dict[str, set[str]]:
 
 
 def test_the_names_read_are_the_names_checked():
-    """Each private torch name the package reads is one ``_torch`` checks at
+    """Each private torch name the package reads is one ``verify`` checks at
     ``install()`` (or a prefix of one: a module whose entries are checked),
     and each name checked is read somewhere (by the package or ``_native``)."""
     import pathlib
@@ -167,20 +171,19 @@ def test_the_names_read_are_the_names_checked():
         covered = covered or any(name.startswith(c + ".") for c in checked)
         # A public attribute of a checked module (``config.patch``).
         covered = covered or any(name.startswith(m + ".") and not name[len(m) + 1 :].startswith("_") for m in modules)
-        assert covered, f"{name} (read in {sorted(files)}) is not checked at install(): add it to _torch.READS"
+        assert covered, f"{name} (read in {sorted(files)}) is not checked at install(): add it to points.READS"
     root = pathlib.Path(__file__).parents[2]
     readers = [*root.joinpath("symalias").rglob("*.py"), *root.joinpath("src").glob("*.rs")]
 
     def code(p):
         t = p.read_text()
-        if p.name == "_torch.py":  # its code, not its list of names read
-            start = t.index("READS: list[")
-            t = t[:start] + t[t.index("\n]\n", start) :]
+        if p.name == "points.py":  # the table, not code reading the names
+            return ""
         return t
 
     text = "\n".join(code(p) for p in readers)
     for where, name in READ:
-        if where.endswith(".AOTSyntheticBaseWrapper") or where == f"{_torch.RW}.AliasOfInputHandler":
+        if where.endswith(".AOTSyntheticBaseWrapper") or where == f"{points.RW}.AliasOfInputHandler":
             continue  # read through an instance torch hands a hook
         assert name in text, f"{where}.{name} is checked but read nowhere"
 
@@ -191,15 +194,6 @@ def test_installed_torch_passes():
         assert st.installed()
     finally:
         st.uninstall()
-
-
-def test_every_hook_point_has_its_wrapper():
-    """``_hooks.WRAPPERS`` pairs each hook point of ``_torch.HOOKS`` with the
-    function that wraps it (a function, not a name resolved later)."""
-    from symalias.torch import _hooks
-
-    assert list(_hooks.WRAPPERS) == _torch.HOOKS
-    assert all(callable(w) for w in _hooks.WRAPPERS.values())
 
 
 PACKAGE = pathlib.Path(__file__).parents[2] / "symalias"
@@ -255,13 +249,14 @@ def private_torch_reads(source: str, own: set[str]) -> list[str]:
 
 def test_torch_internals_are_read_through_the_gateway_only():
     """One gateway to torch (polars' ``dependencies.py``): no module of the
-    package but ``_torch`` reads a private torch module, class, function or
-    attribute; they call ``_torch``'s functions, each checked at install()."""
+    package but the gateway (``_torch/``) reads a private torch module, class,
+    function or attribute; they call ``gateway``'s functions, each checked
+    at install()."""
     own = _own_names()
     found = {
         str(p.relative_to(PACKAGE)): reads
         for p in PACKAGE.rglob("*.py")
-        if p.name != "_torch.py" and (reads := private_torch_reads(p.read_text(), own))
+        if p.parent.name != "_torch" and (reads := private_torch_reads(p.read_text(), own))
     }
     assert found == {}
 

@@ -50,6 +50,7 @@ def test_disjoint_carry_and_mutated_capture_compile_and_equal_eager(fresh_torch,
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+@pytest.mark.quick
 def test_overlapping_carry_and_mutated_capture_is_refused(fresh_torch, backend):
     st.uninstall()
     assert not run("aot_eager", 6), "stock torch got the overlapping carry right: revisit"

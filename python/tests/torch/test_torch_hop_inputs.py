@@ -105,6 +105,7 @@ def test_stock_refuses_inputs_of_one_storage(name):
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
+@pytest.mark.quick("caches_on-region_chunks-aot_eager-dynamic")
 def test_read_only_or_disjoint_inputs_compile_and_equal_eager(fresh_torch, name, backend, dynamic):
     st.install()
     fn, grad = ACCEPTED[name]
@@ -113,6 +114,7 @@ def test_read_only_or_disjoint_inputs_compile_and_equal_eager(fresh_torch, name,
 
 
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+@pytest.mark.quick("caches_on-static")
 def test_a_written_input_overlapping_another_is_refused(fresh_torch, dynamic):
     st.uninstall()
     with pytest.raises(Exception, match="Input-to-input aliasing"):

@@ -116,6 +116,7 @@ def buffer():
 
 @dynamic
 @backends
+@pytest.mark.quick("caches_on-aot_eager-dynamic")
 def test_read_only_argument_reads_the_mutated_bytes(fresh_torch, backend, dynamic):
     if backend == "aot_eager":
         # Stock's functional kernel reads the clone's original; inductor's
@@ -162,6 +163,7 @@ def fill_inputs():
 @pytest.mark.parametrize(
     ("fn", "make"), [(scatter_then_zero, scatter_inputs), (fill_clone_clamp, fill_inputs)], ids=["scatter", "fill"]
 )
+@pytest.mark.quick("caches_on-scatter-static")
 def test_no_reinplacing_into_an_input_the_epilogue_overwrites(fresh_torch, fn, make, dynamic):
     assert not compiled_equals_eager(fn, make, "inductor", dynamic, install=False)
     assert compiled_equals_eager(fn, make, "inductor", dynamic, install=True)
@@ -201,6 +203,7 @@ def compiled_error(fn, backend, dyn, *, install):
 
 @dynamic
 @backends
+@pytest.mark.quick("caches_on-aot_eager-static")
 def test_partial_overlap_in_place_raises_eagers_error(fresh_torch, backend, dynamic):
     with pytest.raises(RuntimeError, match="refer to a single memory location") as eager:
         partial_in_place(torch.arange(8.0))

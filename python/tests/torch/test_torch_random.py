@@ -46,6 +46,7 @@ def _release() -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("seed", SMOKE)
+@pytest.mark.quick("0", "1")
 def test_random_frame_equals_eager(caches_on, seed):
     frame = rf.make_frame(seed)
     outcome, detail = rf.run_frame(frame, install=True)

@@ -78,6 +78,7 @@ def _run(frame, *, dynamic, install, calls=2):
 
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("frame", rf.FRAMES, ids=lambda f: f.name)
+@pytest.mark.quick("caches_on-blocks_of_inputs-dynamic")
 def test_suite_reinplaces_disjoint_arguments_and_equals_eager(fresh_torch, frame, dynamic):
     if (frame.name, dynamic) in INDUCTOR_ERROR:
         with pytest.raises(torch._inductor.exc.InductorError, match="node count mismatch"):
@@ -231,6 +232,7 @@ def _symbolic_pair(offset_of):
     [(lambda s: s, False), (lambda s: s - 1, True)],
     ids=["next_block", "one_element_back"],
 )
+@pytest.mark.quick
 def test_symbolic_pairs_need_a_proof_and_add_no_guard(offset_of, overlap):
     """A symbolic pair is reinplaced only where it is disjoint for every
     allowed shape, and deciding it adds no ShapeEnv guard."""

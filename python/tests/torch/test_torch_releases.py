@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import symalias.torch as st
-from symalias.torch import _torch
+from symalias.torch._torch import points
 
 TABLE_PAGE = pathlib.Path(__file__).resolve().parents[3] / "docs" / "torch" / "turning-on.md"
 
@@ -43,11 +43,11 @@ def test_install_succeeds_and_features_name_what_runs():
     try:
         st.install()
         on = st.features()
-        assert set(on) == {f.name for f in _torch.FEATURES}
+        assert set(on) == {f.name for f in points.FEATURES}
         # Each feature that runs has its hook points replaced, and only those.
         from symalias.torch._state import saved_hooks
 
-        for f in _torch.FEATURES:
+        for f in points.FEATURES:
             for h in f.hooks:
                 assert (f"{h.owner}.{h.attr}" in saved_hooks) == on[f.name], (f.name, h)
     finally:

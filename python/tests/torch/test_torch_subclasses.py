@@ -26,6 +26,7 @@ def two(n=4):
 
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+@pytest.mark.quick("caches_on-aot_eager-dynamic")
 def test_mutated_two_tensor_compiles_and_equals_eager(fresh_torch, backend, dynamic):
     st.install()
     compiled = torch.compile(mutate_and_read, backend=backend, dynamic=dynamic)
@@ -41,7 +42,7 @@ def test_mutated_two_tensor_compiles_and_equals_eager(fresh_torch, backend, dyna
 
 
 def test_inner_tensors_are_what_the_flatten_names():
-    from symalias.torch._decision import inner_tensors
+    from symalias.torch._layout import inner_tensors
 
     x, y = two()
     assert [t is u for t, u in zip(inner_tensors(x), [x.a, x.b])] == [True, True]
@@ -97,7 +98,7 @@ def test_dtensor_sgd_step_compiles_and_equals_eager(fresh_torch, fake_mesh, back
 
 
 def test_inner_tensors_skip_opaque_members(fake_mesh):
-    from symalias.torch._decision import inner_tensors
+    from symalias.torch._layout import inner_tensors
 
     (p,) = sharded(fake_mesh, 0)[:1]
     assert [t is p._local_tensor for t in inner_tensors(p)] == [True]
@@ -211,7 +212,7 @@ def test_two_tensor_views_follow_a_changed_pattern(fresh_torch, backend):
 
 
 def test_storage_groups_join_wrappers_by_inner_storages():
-    from symalias.torch._decision import storage_groups
+    from symalias.torch._layout import storage_groups
 
     _, (a, b) = two_tensor_rows(0, 3)
     other = torch.ones(3)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "support"))
 import compile_cache
 
 import symalias.torch as st
-from symalias.torch import _torch
+from symalias.torch._torch import gateway
 
 CHILD = pathlib.Path(__file__).parents[1] / "support" / "cache_child.py"
 TLPARSE = shutil.which("tlparse") or str(pathlib.Path(sys.executable).parent / "tlparse")
@@ -102,10 +102,11 @@ def test_tlparse_lists_the_decision_and_its_picture_under_its_compile(tmp_path, 
     assert artifacts(out2, "symalias_storage_group_memory_map")
 
 
+@pytest.mark.quick
 def test_without_torch_trace_nothing_is_written_nor_built(monkeypatch):
-    assert not _torch.tracing_structured()
+    assert not gateway.tracing_structured()
     written = []
-    monkeypatch.setattr(_torch, "trace_artifact", lambda name, payload: written.append(name))
+    monkeypatch.setattr(gateway, "trace_artifact", lambda name, payload: written.append(name))
 
     def f(a, b):
         a.add_(1)
@@ -124,8 +125,8 @@ def captured(monkeypatch):
     """Artifacts as the trace would get them (name, payload made), the trace
     taken as on."""
     got = []
-    monkeypatch.setattr(_torch, "tracing_structured", lambda: True)
-    monkeypatch.setattr(_torch, "trace_artifact", lambda name, payload: got.append((name, payload())))
+    monkeypatch.setattr(gateway, "tracing_structured", lambda: True)
+    monkeypatch.setattr(gateway, "trace_artifact", lambda name, payload: got.append((name, payload())))
     return got
 
 
