@@ -738,7 +738,7 @@ impl Analyzer {
                 .inputs
                 .iter()
                 .zip(&layouts)
-                .map(|(&i, l)| crate::guards::plan::Member {
+                .map(|(&i, l)| crate::guards::plan::GuardMember {
                     source: p.source_of(i),
                     layout: (*l).clone(),
                     merged: merged_outer.contains(&i),

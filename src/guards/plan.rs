@@ -133,9 +133,10 @@ pub fn identity_guards(inputs: &[InputFacts], removed: &[(usize, usize)]) -> Vec
     guards
 }
 
-/// One member of an asked storage group.
+/// One member of an asked storage group, as its guards name it (its
+/// source, its layout as compiled, whether it was merged).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Member {
+pub struct GuardMember {
     /// Run-time source.
     pub source: String,
     /// Its layout as compiled (as the program states it, not simplified).
@@ -150,7 +151,7 @@ pub struct GroupFacts<'a> {
     /// Storage identity (for the reasons).
     pub storage: &'a str,
     /// The members, in the group's order.
-    pub members: Vec<Member>,
+    pub members: Vec<GuardMember>,
     /// Some field is an expression over symbols.
     pub symbolic: bool,
     /// Members (local indices, sorted) that overlap some other member.
@@ -173,10 +174,10 @@ pub struct GroupFacts<'a> {
 ///
 /// ```
 /// use symalias::expr::ExprPool;
-/// use symalias::guards::plan::{group_guards, GroupFacts, Member};
+/// use symalias::guards::plan::{group_guards, GroupFacts, GuardMember};
 /// use symalias::layout::{Layout, View};
 /// let mut pool = ExprPool::new();
-/// let mut m = |s: &str, off: i64, merged: bool| Member {
+/// let mut m = |s: &str, off: i64, merged: bool| GuardMember {
 ///     source: s.into(), layout: Layout::concrete(&mut pool, View::new(&[5], &[1], off).view_ref()), merged,
 /// };
 /// let (a, b, a2, b2) = (m("a", 0, false), m("b", 10, false), m("a", 0, true), m("b", 3, true));
@@ -192,8 +193,8 @@ pub struct GroupFacts<'a> {
 /// ```
 pub fn group_guards(pool: &mut ExprPool, g: &GroupFacts) -> Vec<Guard> {
     let mut guards = Vec::new();
-    let all = |f: &dyn Fn(&Member) -> bool| g.members.iter().all(f);
-    let merged: Vec<&Member> = g.members.iter().filter(|m| m.merged).collect();
+    let all = |f: &dyn Fn(&GuardMember) -> bool| g.members.iter().all(f);
+    let merged: Vec<&GuardMember> = g.members.iter().filter(|m| m.merged).collect();
     let all_merged = all(&|m| m.merged);
     if !merged.is_empty() {
         guards.push(Guard::new(
@@ -326,7 +327,7 @@ fn fast_path(pool: &mut ExprPool, g: &GroupFacts, shapes: &[GuardKind], all_merg
     fast
 }
 
-fn layout(members: &[&Member]) -> GuardKind {
+fn layout(members: &[&GuardMember]) -> GuardKind {
     GuardKind::Layout {
         sources: members.iter().map(|m| m.source.clone()).collect(),
         layouts: members.iter().map(|m| m.layout.clone()).collect(),

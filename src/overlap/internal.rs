@@ -164,28 +164,28 @@ mod tests {
     use super::*;
     use crate::overlap::DEFAULT_BUDGET;
 
-    fn decide(sizes: &[i64], strides: &[i64]) -> Verdict {
+    fn internal_verdict(sizes: &[i64], strides: &[i64]) -> Verdict {
         internal_overlap(&View::new(sizes, strides, 0), DEFAULT_BUDGET)
     }
 
     #[test]
     fn contiguous_and_permuted_layouts_do_not_overlap() {
-        assert_eq!(decide(&[2, 3, 4], &[12, 4, 1]), Verdict::Disjoint);
-        assert_eq!(decide(&[4, 3, 2], &[1, 4, 12]), Verdict::Disjoint);
-        assert_eq!(decide(&[5], &[7]), Verdict::Disjoint);
+        assert_eq!(internal_verdict(&[2, 3, 4], &[12, 4, 1]), Verdict::Disjoint);
+        assert_eq!(internal_verdict(&[4, 3, 2], &[1, 4, 12]), Verdict::Disjoint);
+        assert_eq!(internal_verdict(&[5], &[7]), Verdict::Disjoint);
     }
 
     #[test]
     fn expand_and_sliding_windows_overlap() {
-        assert!(decide(&[3, 4], &[0, 1]).may_overlap()); // expand
-        assert!(decide(&[4, 3], &[2, 1]).may_overlap()); // as_strided windows
-        assert!(decide(&[2, 2], &[1, 1]).may_overlap()); // (0,1) and (1,0)
+        assert!(internal_verdict(&[3, 4], &[0, 1]).may_overlap()); // expand
+        assert!(internal_verdict(&[4, 3], &[2, 1]).may_overlap()); // as_strided windows
+        assert!(internal_verdict(&[2, 2], &[1, 1]).may_overlap()); // (0,1) and (1,0)
     }
 
     #[test]
     fn size_one_and_empty_dimensions_decide_nothing() {
-        assert_eq!(decide(&[1, 4], &[0, 1]), Verdict::Disjoint);
-        assert_eq!(decide(&[0, 4], &[0, 0]), Verdict::Disjoint);
-        assert_eq!(decide(&[], &[]), Verdict::Disjoint);
+        assert_eq!(internal_verdict(&[1, 4], &[0, 1]), Verdict::Disjoint);
+        assert_eq!(internal_verdict(&[0, 4], &[0, 0]), Verdict::Disjoint);
+        assert_eq!(internal_verdict(&[], &[]), Verdict::Disjoint);
     }
 }

@@ -1,5 +1,5 @@
 //! The lattice reformulation of a bounded linear Diophantine system, for
-//! the exact stage (`pair::decide_exact`).
+//! the exact stage (`pair::pair_verdict_exact`).
 //!
 //! The system `Σ c_i·x_i = r`, `0 <= x_i <= u_i` is hard for a search over
 //! `x` when the coefficients are large and share a hidden structure (numpy's

@@ -41,7 +41,7 @@ internal! {
 /// [`analyze_views`] listing at most `listed_pairs` pairs before it lists
 /// only the pairs that join two components (see [`GroupAnswer::pairs`]);
 /// with a `deadline`, a pair the search leaves undecided is decided by an
-/// exact integer solver until then (`pair::decide_exact`).
+/// exact integer solver until then (`pair::pair_verdict_exact`).
 pub(crate) fn analyze_views_listing(
     views: &[View],
     budget: u64,

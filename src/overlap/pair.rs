@@ -5,7 +5,7 @@
 //! `a.start + Σ i_k·a_k = b.start + Σ j_k·b_k`, rewritten with `j'_k = n_k-1-j_k`
 //! into positive coefficients: `Σ i_k·a_k + Σ j'_k·b_k = b.end − a.start`.
 //! A system the bounded search cannot settle within its work bound goes to
-//! the exact stage (`decide_exact`: z3 at concrete values, until the case's
+//! the exact stage (`pair_verdict_exact`: z3 at concrete values, until the case's
 //! deadline) when the caller gives one.
 
 use std::time::Instant;
@@ -50,15 +50,15 @@ impl Verdict {
 pub const DEFAULT_BUDGET: u64 = 1 << 18;
 
 /// Decides whether two footprints (in the same unit) intersect.
-pub(crate) fn decide(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
+pub(crate) fn pair_verdict(a: &Footprint, b: &Footprint, budget: u64) -> Verdict {
     let mut work = budget;
-    decide_counted(a, b, budget, &mut work, None)
+    pair_verdict_counted(a, b, budget, &mut work, None)
 }
 
-/// [`decide`] with its search (at most `budget` nodes) drawn from `work`
+/// [`pair_verdict`] with its search (at most `budget` nodes) drawn from `work`
 /// (a group's searches share one budget: `sweep.rs`). Past `deadline` (a
 /// backstop) the search stops undecided.
-pub(crate) fn decide_counted(
+pub(crate) fn pair_verdict_counted(
     a: &Footprint,
     b: &Footprint,
     budget: u64,
@@ -134,7 +134,7 @@ pub(crate) fn with_exact_session<R>(deadline: Instant, f: impl FnOnce(&mut Sessi
 /// The exact stage for a pair the search left undecided, until
 /// `deadline` ([`exact_system`] on the pair's system); a solution is the
 /// pair's witness.
-pub(crate) fn decide_exact(
+pub(crate) fn pair_verdict_exact(
     a: &Footprint,
     b: &Footprint,
     deadline: Instant,

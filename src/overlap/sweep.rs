@@ -12,7 +12,9 @@
 
 use super::boxes::{chain, digit_box, overlapping_pairs};
 use super::footprint::Footprint;
-use super::pair::{decide, decide_counted, decide_exact, with_exact_session, Verdict, EXACT_COST};
+use super::pair::{
+    pair_verdict, pair_verdict_counted, pair_verdict_exact, with_exact_session, Verdict, EXACT_COST,
+};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
@@ -238,7 +240,7 @@ pub(crate) const GROUP_WORK: u64 = 1 << 21;
 /// Analyses one storage group of footprints (all in the same unit).
 /// `listed_pairs` is the listing cap ([`PAIR_LIST_CAP`] by default).
 /// `deadline`: pairs the search leaves undecided get the exact stage
-/// ([`decide_exact`]) until then; `None`: they stay undecided.
+/// ([`pair_verdict_exact`]) until then; `None`: they stay undecided.
 pub(crate) fn analyze_group(
     fps: &[Footprint],
     budget: u64,
@@ -253,7 +255,7 @@ pub(crate) fn analyze_group(
     // One z3 context for the group's undecided pairs, if any.
     with_exact_session(deadline, |s| {
         group(fps, budget, listed_pairs, Some(deadline), &mut |a, b| {
-            decide_exact(a, b, deadline, s)
+            pair_verdict_exact(a, b, deadline, s)
         })
     })
 }
@@ -277,7 +279,7 @@ fn group(
     let mut with_class: Vec<usize> = sink.classes.keys().copied().collect();
     with_class.sort_unstable();
     for rep in with_class {
-        let same = decide(&fps[rep], &fps[rep], budget);
+        let same = pair_verdict(&fps[rep], &fps[rep], budget);
         sink.class_pairs(rep, &same);
     }
     if let Some(ch) = chain(&reps.iter().map(|&i| &fps[i]).collect::<Vec<_>>()) {
@@ -342,7 +344,7 @@ fn group(
                     continue;
                 }
                 exact_tests += 1;
-                let mut v = decide_counted(&fps[a], &fps[b], budget, &mut work, deadline);
+                let mut v = pair_verdict_counted(&fps[a], &fps[b], budget, &mut work, deadline);
                 if v == Verdict::Undecided && work >= EXACT_COST {
                     work -= EXACT_COST;
                     v = exact(&fps[a], &fps[b]);

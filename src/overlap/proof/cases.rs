@@ -50,7 +50,7 @@ const DEPTH: usize = 2;
 const MAX_VIEWS: usize = 8;
 
 /// What a region came to.
-enum Outcome {
+enum RegionVerdict {
     Proved,
     /// An allowed assignment (of `Cases::syms`) where the classification
     /// differs from the hints'.
@@ -121,13 +121,13 @@ pub(crate) fn prove_case(
         queries_left: opts.max_queries,
     };
     match cases.by_cases(env, 0) {
-        Outcome::Proved => proved(first, hint),
-        Outcome::Refuted(cx) => {
+        RegionVerdict::Proved => proved(first, hint),
+        RegionVerdict::Refuted(cx) => {
             // The counterexample's report gets an allowance of its own.
             cases.queries_left = opts.max_queries;
             cases.staged(env, Some(cx))
         }
-        Outcome::Unknown => first,
+        RegionVerdict::Unknown => first,
     }
 }
 
@@ -177,13 +177,13 @@ impl Cases<'_, '_> {
     }
 
     /// A region: by exhaustion when small, else the staged prover, else cut.
-    fn region(&mut self, env: &Env, depth: usize) -> Outcome {
+    fn region(&mut self, env: &Env, depth: usize) -> RegionVerdict {
         if self.points(env).is_some() {
             return self.exhaust(env);
         }
         let p = self.staged(env, None);
         match p.invariant {
-            Some(true) => Outcome::Proved,
+            Some(true) => RegionVerdict::Proved,
             Some(false) => self.refuted_at(p),
             None => self.by_cases(env, depth),
         }
@@ -191,16 +191,16 @@ impl Cases<'_, '_> {
 
     /// Cuts the region at the small values of one symbol (the first whose
     /// rest is proved), each small value a region of its own.
-    fn by_cases(&mut self, env: &Env, depth: usize) -> Outcome {
+    fn by_cases(&mut self, env: &Env, depth: usize) -> RegionVerdict {
         if self.points(env).is_some() {
             return self.exhaust(env);
         }
         if depth >= DEPTH {
-            return Outcome::Unknown;
+            return RegionVerdict::Unknown;
         }
         for s in self.syms.clone() {
             if !self.time_left() {
-                return Outcome::Unknown;
+                return RegionVerdict::Unknown;
             }
             let r = env.range(s);
             let Some(lo) = r.lo else { continue };
@@ -220,23 +220,23 @@ impl Cases<'_, '_> {
                 let mut small = env.clone();
                 small.narrow(s, Interval::new(Some(v), Some(v)));
                 match self.region(&small, depth + 1) {
-                    Outcome::Proved => {}
+                    RegionVerdict::Proved => {}
                     other => return other,
                 }
             }
-            return Outcome::Proved;
+            return RegionVerdict::Proved;
         }
-        Outcome::Unknown
+        RegionVerdict::Unknown
     }
 
     /// A region's refutation, as an assignment of symbol ids.
-    fn refuted_at(&self, p: CaseProof) -> Outcome {
+    fn refuted_at(&self, p: CaseProof) -> RegionVerdict {
         let cx = p.counterexample.and_then(|cx| {
             cx.iter()
                 .map(|(name, v)| Some((self.pool.lookup_symbol(name)?, *v)))
                 .collect::<Option<Vec<_>>>()
         });
-        cx.map_or(Outcome::Unknown, Outcome::Refuted)
+        cx.map_or(RegionVerdict::Unknown, RegionVerdict::Refuted)
     }
 
     /// The number of points of the region's box, `None` when unbounded or
@@ -250,7 +250,7 @@ impl Cases<'_, '_> {
     }
 
     /// Decides a small region point by point.
-    fn exhaust(&mut self, env: &Env) -> Outcome {
+    fn exhaust(&mut self, env: &Env) -> RegionVerdict {
         let ranges: Vec<(i64, i64)> = self
             .syms
             .iter()
@@ -260,29 +260,29 @@ impl Cases<'_, '_> {
             })
             .collect();
         if ranges.len() != self.syms.len() {
-            return Outcome::Unknown;
+            return RegionVerdict::Unknown;
         }
         let mut at: Vec<i64> = ranges.iter().map(|r| r.0).collect();
         if ranges.iter().any(|r| r.0 > r.1) {
-            return Outcome::Proved; // an empty region
+            return RegionVerdict::Proved; // an empty region
         }
         loop {
             if !self.time_left() {
-                return Outcome::Unknown;
+                return RegionVerdict::Unknown;
             }
             let point: Vec<(SymbolId, i64)> = self.syms.iter().copied().zip(at.clone()).collect();
             match self.classify(env, &point) {
                 Some(Some(set)) if set != self.case.hint.overlapping => {
-                    return Outcome::Refuted(point);
+                    return RegionVerdict::Refuted(point);
                 }
                 Some(Some(_)) | None => {}
-                Some(None) => return Outcome::Unknown,
+                Some(None) => return RegionVerdict::Unknown,
             }
             // The next point (odometer order).
             let mut k = 0;
             loop {
                 if k == at.len() {
-                    return Outcome::Proved;
+                    return RegionVerdict::Proved;
                 }
                 if at[k] < ranges[k].1 {
                     at[k] += 1;
