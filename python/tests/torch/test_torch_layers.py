@@ -293,3 +293,29 @@ def test_the_writer_scan_finds_another_writer():
     sources = dict(modules_cache())
     sources["_merge"] += "\n\nclass X:\n    def f(self, c):\n        c._facts.append(1)\n"
     assert "_merge:X.f" in writers_of_facts(sources)
+
+
+def engine_callers(sources: dict[str, str], names: set[str]) -> set[str]:
+    """The modules that call ``_native.<name>`` for a name in ``names``."""
+    out = set()
+    for m, text in sources.items():
+        for n in ast.walk(ast.parse(text)):
+            if (
+                isinstance(n, ast.Attribute)
+                and n.attr in names
+                and isinstance(n.value, ast.Name)
+                and n.value.id == "_native"
+            ):
+                out.add(m)
+    return out
+
+
+def test_the_core_is_the_one_caller_of_the_engines_decisions():
+    """A storage group is decided in one place: the cache key, the trace's
+    pictures and the self-overlap check read the decision through
+    ``_decision`` (no rule restated beside it)."""
+    decisions = {"decide", "overlapping_for_all_shapes"}
+    assert engine_callers(modules_cache(), decisions) == {"_decision"}
+    sources = dict(modules_cache())
+    sources["_cache"] += "\n\ndef again(ts):\n    return _native.decide(ts, ['a'])\n"
+    assert engine_callers(sources, decisions) == {"_decision", "_cache"}
