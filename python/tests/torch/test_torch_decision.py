@@ -6,7 +6,9 @@ recorded for the reinplace pass, the decision is counted and reported)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
+from collections.abc import Iterator
 
 import pytest
 
@@ -34,6 +36,18 @@ def _snapshot(c: _compile.Compile, tc: TracingContext) -> tuple[object, ...]:
         dict(_state.parked),
         dict(_state.orphans),
     )
+
+
+@contextlib.contextmanager
+def compiling() -> Iterator[tuple[_compile.Compile, TracingContext]]:
+    """A compile record open under a tracing context of its own."""
+    tc = TracingContext(None)
+    c = _compile.begin()
+    try:
+        with tracing(tc):
+            yield c, tc
+    finally:
+        _compile.end(c)
 
 
 GROUPS = {
@@ -81,18 +95,13 @@ def _constructors(x, tensors, sources, labels):
 def test_every_value_of_the_core_twice_is_equal_and_changes_nothing(name):
     spans, _want = GROUPS[name]
     x, tensors, sources, labels = _group(spans)
-    tc = TracingContext(None)
-    c = _compile.begin()
-    try:
-        with tracing(tc):
-            before = _snapshot(c, tc)
-            for what, make in _constructors(x, tensors, sources, labels).items():
-                first, second = make(), make()
-                assert first == second, what
-                assert first is not None, what
-                assert _snapshot(c, tc) == before, f"{what} changed the state"
-    finally:
-        _compile.end(c)
+    with compiling() as (c, tc):
+        before = _snapshot(c, tc)
+        for what, make in _constructors(x, tensors, sources, labels).items():
+            first, second = make(), make()
+            assert first == second, what
+            assert first is not None, what
+            assert _snapshot(c, tc) == before, f"{what} changed the state"
 
 
 def test_facts_differ_where_their_inputs_do():
@@ -112,26 +121,21 @@ def test_facts_differ_where_their_inputs_do():
 def test_adopt_is_where_a_decision_takes_effect(name):
     spans, want = GROUPS[name]
     _, tensors, sources, labels = _group(spans)
-    tc = TracingContext(None)
-    c = _compile.begin()
-    try:
-        with tracing(tc):
-            first = _decision.decide_group(tensors, sources, labels)
-            assert first.overlapping == want
-            decisions = _state.stats.decisions
-            c.adopt(first)
-            assert _state.stats.decisions == decisions + 1
-            assert _state.stats.reports[-1].overlapping == list(want)
-            assert c.facts() == first.facts() and len(c.facts()) > 0
-            if name == "split":  # the check holds the split: the pass may rely on it
-                assert c.disjoint_layouts == [first.disjoint_layouts]
-            else:
-                assert c.disjoint_layouts == []
-            into: list[object] = []
-            c.seal(tc, into=into)  # (into a list: not counted as a compiled frame)
-            assert [type(g).__name__ for g in into] == ["FrameFacts"] and c.facts() == []
-    finally:
-        _compile.end(c)
+    with compiling() as (c, tc):
+        first = _decision.decide_group(tensors, sources, labels)
+        assert first.overlapping == want
+        decisions = _state.stats.decisions
+        c.adopt(first)
+        assert _state.stats.decisions == decisions + 1
+        assert _state.stats.reports[-1].overlapping == list(want)
+        assert c.facts() == first.facts() and len(c.facts()) > 0
+        if name == "split":  # the check holds the split: the pass may rely on it
+            assert c.disjoint_layouts == [first.disjoint_layouts]
+        else:
+            assert c.disjoint_layouts == []
+        into: list[object] = []
+        c.seal(tc, into=into)  # (into a list: not counted as a compiled frame)
+        assert [type(g).__name__ for g in into] == ["FrameFacts"] and c.facts() == []
 
 
 def test_the_cache_key_and_the_pins_read_one_rule():
