@@ -31,7 +31,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::collections::BTreeMap;
 
 use symalias::analysis::{Analyzer, AnalyzerOptions, OverlapReport};
-use symalias::io::{analyze_views, check_text_total, guard_json, load_env, ExprField, SymbolSpec};
+use symalias::io::{
+    analyze_views, check_text_total, guard_json, load_env, text_bytes, ExprField, SymbolSpec,
+};
 
 /// The outcome of a call.
 #[repr(C)]
@@ -291,17 +293,11 @@ fn undecided(r: &OverlapReport) -> Option<String> {
 impl SymaliasCase {
     /// The case's expression text in bytes (held to the engine's limit).
     fn text_bytes(&self) -> usize {
-        let text = |f: &ExprField| match f {
-            ExprField::Text(t) => t.len(),
-            ExprField::Int(_) => 0,
-        };
-        let views: usize = self
+        let fields = self
             .views
             .iter()
-            .flat_map(|v| v.sizes.iter().chain(&v.strides).chain([&v.offset]))
-            .map(text)
-            .sum();
-        views + self.assumptions.iter().map(String::len).sum::<usize>()
+            .flat_map(|v| v.sizes.iter().chain(&v.strides).chain([&v.offset]));
+        text_bytes(fields, &self.assumptions)
     }
 }
 

@@ -139,18 +139,24 @@ pub const MAX_CASE_TEXT: usize = 1 << 20;
 /// The case's expression text in bytes, or the error when past
 /// [`MAX_CASE_TEXT`].
 fn check_case_text(case: &OverlapCase) -> Result<(), InputError> {
+    let fields = case
+        .tensors
+        .iter()
+        .flat_map(|t| t.sizes.iter().chain(&t.strides).chain([&t.storage_offset]));
+    check_text_total(text_bytes(fields, &case.assumptions))
+}
+
+/// The expression text of a case's layout `fields` and `assumptions`, in
+/// bytes (what [`check_text_total`] holds to the limit).
+pub fn text_bytes<'a>(
+    fields: impl Iterator<Item = &'a ExprField>,
+    assumptions: &[String],
+) -> usize {
     let text = |f: &ExprField| match f {
         ExprField::Text(t) => t.len(),
         ExprField::Int(_) => 0,
     };
-    let total: usize = case
-        .tensors
-        .iter()
-        .flat_map(|t| t.sizes.iter().chain(&t.strides).chain([&t.storage_offset]))
-        .map(text)
-        .sum::<usize>()
-        + case.assumptions.iter().map(String::len).sum::<usize>();
-    check_text_total(total)
+    fields.map(text).sum::<usize>() + assumptions.iter().map(String::len).sum::<usize>()
 }
 
 /// The error when a case's expressions hold `total` bytes of text, more
