@@ -71,7 +71,7 @@ pub enum SymaliasAnswer {
 
 /// A case under construction: symbols, assumptions, views (typed fields:
 /// no document is written or parsed).
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct SymaliasCase {
     symbols: BTreeMap<String, SymbolSpec>,
     assumptions: Vec<String>,
@@ -80,7 +80,6 @@ pub struct SymaliasCase {
 
 /// One view of a case: its source (its name in guards) and its layout
 /// fields (sizes, strides and offset in elements; itemsize in bytes).
-#[derive(Clone)]
 struct CaseView {
     source: String,
     sizes: Vec<ExprField>,
@@ -319,7 +318,7 @@ impl SymaliasResult {
             .iter()
             .map(|v| {
                 (
-                    v.source.clone(),
+                    v.source.as_str(),
                     (&v.sizes[..], &v.strides[..], &v.offset, v.itemsize),
                 )
             })
@@ -657,7 +656,8 @@ pub unsafe extern "C" fn symalias_subset_conflict(
                 subset_view(write, &strides, itemsize, "write")?,
                 subset_view(read, &strides, itemsize, "read")?,
             ],
-            ..env.clone()
+            symbols: env.symbols.clone(),
+            assumptions: env.assumptions.clone(),
         };
         let r = SymaliasResult::of(&case, time_limit_ms)?;
         let (hints, _) = r.pair(0, 1)?;

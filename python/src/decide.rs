@@ -14,12 +14,11 @@ use pyo3::types::PyTuple;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use symalias::analysis::{
-    Analyzer, AnalyzerOptions, Disjointness, Group, GroupError, Member, OverlapReport, Scope,
+    Analyzer, AnalyzerOptions, Disjointness, GroupError, OverlapReport, Scope,
 };
 use symalias::guards::{Guard, GuardKind};
 use symalias::io::{
-    analyze_views, check_itemsize, load_layout, tensor_error, GroupView,
-    InputError as EngineInputError,
+    analyze_views, load_group_views, tensor_error, GroupView, InputError as EngineInputError,
 };
 use symalias::overlap::Proof;
 use symalias::GuardSet;
@@ -198,33 +197,11 @@ fn views(read: &ReadGroup) -> Vec<GroupView<'_>> {
         .zip(&read.names)
         .map(|(t, name)| {
             (
-                name.clone(),
+                name.as_str(),
                 (&t.sizes[..], &t.strides[..], &t.offset, t.itemsize),
             )
         })
         .collect()
-}
-
-/// A group read from tensors loaded for the engine: its symbols declared
-/// into a scope and its fields parsed straight into the scope's pool.
-fn load_group(read: &ReadGroup) -> Result<(Scope, Group), Located> {
-    let mut scope = declared(read)?;
-    let mut group = Group {
-        id: ID.into(),
-        members: Vec::with_capacity(read.tensors.len()),
-    };
-    let views = views(read);
-    for (i, (_, fields)) in views.iter().enumerate() {
-        check_itemsize(i, fields.3)?;
-    }
-    for (i, (name, fields)) in views.into_iter().enumerate() {
-        let layout = load_layout(&mut scope, &format!("tensors[{i}]"), fields)?;
-        group.members.push(Member {
-            source: name,
-            layout,
-        });
-    }
-    Ok((scope, group))
 }
 
 /// Analyzer options for `read`: proved with `prove` when it has symbols
@@ -263,7 +240,8 @@ fn analyze(
 /// allowed shape (`Analyzer::disjoint`).
 fn disjoint(read: &ReadGroup, time_limit_ms: Option<u64>) -> Result<Disjointness, Located> {
     let mut analyzer = Analyzer::new(options(read, true, time_limit_ms));
-    let (mut scope, group) = load_group(read)?;
+    let mut scope = declared(read)?;
+    let group = load_group_views(&mut scope, ID, &views(read))?;
     Ok(analyzer.disjoint(&mut scope, &group)?)
 }
 

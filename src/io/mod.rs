@@ -25,8 +25,8 @@ pub use jsonl::{parse_line, JsonLine};
 pub use load::{load_env, load_expr, load_layout, LayoutFields};
 pub use overlap_case::{
     analyze_views, case_views_at, check_itemsize, check_text_total, concrete_view,
-    overlap_result_of, run_disjoint_case, run_overlap_case, tensor_error, text_bytes, GroupView,
-    MAX_CASE_TEXT,
+    load_group_views, overlap_result_of, run_disjoint_case, run_overlap_case, tensor_error,
+    text_bytes, GroupView, MAX_CASE_TEXT,
 };
 pub use program_doc::{
     load_program, run_program, BaseDoc, BaseInfoDoc, DedupeDoc, GroupDoc, InputDoc, InputInfoDoc,

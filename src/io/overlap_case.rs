@@ -35,14 +35,8 @@ pub fn run_overlap_case(
     let start = std::time::Instant::now();
     check_case_text(case)?;
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
-    let views: Vec<GroupView<'_>> = (0..case.tensors.len())
-        .map(|i| {
-            let t = &case.tensors[i];
-            let fields = (&t.sizes[..], &t.strides[..], &t.storage_offset, t.itemsize);
-            (source(case, i), fields)
-        })
-        .collect();
-    let report = analyze_views(analyzer, &mut scope, &case.id, &views)?;
+    let names = sources(case);
+    let report = analyze_views(analyzer, &mut scope, &case.id, &case_views(case, &names))?;
     let mut result = overlap_result(case, &scope.pool, report, true);
     // The whole case, from loading to the result (as `micros` always meant).
     if !no_timing {
@@ -52,8 +46,8 @@ pub fn run_overlap_case(
 }
 
 /// One view of a storage group as an embedder holds it: its source (its
-/// name in guards) and its layout fields.
-pub type GroupView<'a> = (String, LayoutFields<'a>);
+/// name in guards) and its layout fields, borrowed.
+pub type GroupView<'a> = (&'a str, LayoutFields<'a>);
 
 /// The typed road every embedder takes to the engine -- the CLI's cases
 /// ([`run_overlap_case`]), the C ABI, Python's `decide` -- for one storage
@@ -68,34 +62,73 @@ pub fn analyze_views(
     id: &str,
     views: &[GroupView<'_>],
 ) -> Result<OverlapReport, InputError> {
-    for (i, (_, fields)) in views.iter().enumerate() {
-        check_itemsize(i, fields.3)?;
-    }
-    let mut concrete = Vec::with_capacity(views.len());
-    for (i, (_, fields)) in views.iter().enumerate() {
-        match concrete_view(i, *fields)? {
-            Some(view) => concrete.push(view),
-            None => break,
-        }
-    }
-    if concrete.len() == views.len() {
-        let source = |i: usize| views[i].0.clone();
+    check_itemsizes(views)?;
+    if let Some(concrete) = concrete_views(views)? {
+        let source = |i: usize| views[i].0.to_string();
         return Ok(analyzer.overlap_views(id, &concrete, &source));
     }
-    let mut group = Group {
-        id: id.to_string(),
-        members: Vec::with_capacity(views.len()),
-    };
-    for (i, (source, fields)) in views.iter().enumerate() {
-        let layout = load_layout(scope, &format!("tensors[{i}]"), *fields)?;
-        group.members.push(Member {
-            source: source.clone(),
-            layout,
-        });
-    }
+    let group = group_of(scope, id, views)?;
     analyzer
         .overlap(scope, &group)
         .map_err(|e| tensor_error(e.member, e.error.field(), e.error.to_string()))
+}
+
+/// `views` as a group of `scope` (itemsizes checked, fields parsed and
+/// checked against its symbols): what [`Analyzer::disjoint`] and
+/// [`Analyzer::overlap`] take. Errors name `tensors[i]`'s field.
+pub fn load_group_views(
+    scope: &mut Scope,
+    id: &str,
+    views: &[GroupView<'_>],
+) -> Result<Group, InputError> {
+    check_itemsizes(views)?;
+    group_of(scope, id, views)
+}
+
+fn check_itemsizes(views: &[GroupView<'_>]) -> Result<(), InputError> {
+    for (i, (_, fields)) in views.iter().enumerate() {
+        check_itemsize(i, fields.3)?;
+    }
+    Ok(())
+}
+
+fn group_of(scope: &mut Scope, id: &str, views: &[GroupView<'_>]) -> Result<Group, InputError> {
+    let mut members = Vec::with_capacity(views.len());
+    for (i, (source, fields)) in views.iter().enumerate() {
+        let layout = load_layout(scope, &format!("tensors[{i}]"), *fields)?;
+        members.push(Member {
+            source: source.to_string(),
+            layout,
+        });
+    }
+    Ok(Group {
+        id: id.to_string(),
+        members,
+    })
+}
+
+/// A case's tensors' sources (`tensors[i]` where none is given).
+fn sources(case: &OverlapCase) -> Vec<String> {
+    (0..case.tensors.len())
+        .map(|i| {
+            case.tensors[i]
+                .source
+                .clone()
+                .unwrap_or_else(|| format!("tensors[{i}]"))
+        })
+        .collect()
+}
+
+/// A case's tensors as group views, named by `names` ([`sources`]).
+fn case_views<'a>(case: &'a OverlapCase, names: &'a [String]) -> Vec<GroupView<'a>> {
+    case.tensors
+        .iter()
+        .zip(names)
+        .map(|(t, name)| {
+            let fields = (&t.sizes[..], &t.strides[..], &t.storage_offset, t.itemsize);
+            (name.as_str(), fields)
+        })
+        .collect()
 }
 
 /// Whether the views of one overlap case are pairwise disjoint for every
@@ -119,17 +152,13 @@ pub fn run_disjoint_case(
 ) -> Result<Disjointness, InputError> {
     check_case_text(case)?;
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
-    for (i, t) in case.tensors.iter().enumerate() {
-        check_itemsize(i, t.itemsize)?;
-    }
-    let group = load_group(case, &mut scope)?;
+    let names = sources(case);
+    let group = load_group_views(&mut scope, &case.id, &case_views(case, &names))?;
     analyzer
         .disjoint(&mut scope, &group)
         .map_err(|e| tensor_error(e.member, e.error.field(), e.error.to_string()))
 }
 
-/// The case's tensors as a group of `scope` (their fields parsed and
-/// checked against its symbols).
 /// The most expression text one case may hold, all its fields and
 /// assumptions together, in bytes (each field is also at most
 /// [`crate::expr::MAX_TEXT`]): loading stays linear and well inside the
@@ -173,31 +202,6 @@ pub fn check_text_total(total: usize) -> Result<(), InputError> {
     Ok(())
 }
 
-fn load_group(case: &OverlapCase, scope: &mut Scope) -> Result<Group, InputError> {
-    let mut group = Group {
-        id: case.id.clone(),
-        members: Vec::with_capacity(case.tensors.len()),
-    };
-    for (i, t) in case.tensors.iter().enumerate() {
-        let source = source(case, i);
-        let prefix = format!("tensors[{i}]");
-        let layout = load_layout(
-            scope,
-            &prefix,
-            (&t.sizes, &t.strides, &t.storage_offset, t.itemsize),
-        )?;
-        group.members.push(Member { source, layout });
-    }
-    Ok(group)
-}
-
-fn source(case: &OverlapCase, i: usize) -> String {
-    case.tensors[i]
-        .source
-        .clone()
-        .unwrap_or_else(|| format!("tensors[{i}]"))
-}
-
 /// Tensor `i`'s itemsize is at least 1 byte (else the error names
 /// `tensors[i].itemsize`).
 pub fn check_itemsize(i: usize, itemsize: i64) -> Result<(), InputError> {
@@ -221,18 +225,17 @@ pub fn tensor_error(i: usize, field: Field, message: String) -> InputError {
     InputError::field(path, message)
 }
 
-/// The views of a case whose every field is an integer literal, validated
+/// The views of a group whose every field is an integer literal, validated
 /// (`None` when some field is an expression).
-fn concrete_views(case: &OverlapCase) -> Result<Option<Vec<View>>, InputError> {
-    let mut views = Vec::with_capacity(case.tensors.len());
-    for (i, t) in case.tensors.iter().enumerate() {
-        let fields = (&t.sizes[..], &t.strides[..], &t.storage_offset, t.itemsize);
-        match concrete_view(i, fields)? {
-            Some(view) => views.push(view),
+fn concrete_views(views: &[GroupView<'_>]) -> Result<Option<Vec<View>>, InputError> {
+    let mut out = Vec::with_capacity(views.len());
+    for (i, (_, fields)) in views.iter().enumerate() {
+        match concrete_view(i, *fields)? {
+            Some(view) => out.push(view),
             None => return Ok(None),
         }
     }
-    Ok(Some(views))
+    Ok(Some(out))
 }
 
 /// Tensor `i`'s view when every layout field is an integer literal,
@@ -397,13 +400,15 @@ pub fn case_views_at(
     case: &OverlapCase,
     at: Option<&BTreeMap<String, i64>>,
 ) -> Result<Vec<View>, InputError> {
+    let names = sources(case);
+    let views = case_views(case, &names);
     if at.is_none() {
-        if let Some(views) = concrete_views(case)? {
-            return Ok(views);
+        if let Some(concrete) = concrete_views(&views)? {
+            return Ok(concrete);
         }
     }
     let mut scope = load_env(&case.symbols, &case.assumptions)?;
-    let group = load_group(case, &mut scope)?;
+    let group = group_of(&mut scope, &case.id, &views)?;
     let Scope { pool, env } = &scope;
     let lookup = |s| {
         at.and_then(|a| a.get(pool.symbol_name(s)).copied())

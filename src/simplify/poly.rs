@@ -137,6 +137,33 @@ fn gcd(a: i64, b: i64) -> i64 {
     i64::try_from(a).unwrap_or(1)
 }
 
+/// A sum without its integer content, expanded first: `2*s0 + 2` is
+/// `s0 + 1`. Anything else (not a sum, or content 1) is `e` as it is.
+pub(crate) fn primitive_part(pool: &mut ExprPool, e: ExprId) -> ExprId {
+    let x = expand(pool, e);
+    let Node::Add(ts) = pool.node(x).clone() else {
+        return e;
+    };
+    let g = ts.iter().fold(0, |g, &t| gcd(g, split_term(pool, t).0));
+    if g <= 1 {
+        return e;
+    }
+    let parts: Vec<ExprId> = ts
+        .iter()
+        .map(|&t| match pool.node(t).clone() {
+            Node::Int(v) => pool.int(v / g),
+            Node::Mul(fs) => {
+                let k = pool.int(split_term(pool, t).0 / g);
+                let mut rest = vec![k];
+                rest.extend_from_slice(&fs[1..]);
+                pool.mul(&rest)
+            }
+            _ => t,
+        })
+        .collect();
+    pool.add(&parts)
+}
+
 /// Pulls the common factor (numeric content and shared powers) out of every sum.
 pub(crate) fn factor_terms(pool: &mut ExprPool, e: ExprId) -> ExprId {
     let mut memo = HashMap::new();

@@ -229,7 +229,4 @@ def restore(recipe: Recipe, args: Sequence[Any], aot_config: Any) -> None:
                 from_cache=True,
             )
             _compile.record().adopt(d)
-    slot = {p: k for k, p in enumerate(kept)}
-    adopt_mutation_facts(
-        sources, [args[p] for p in kept], [mutated[p] for p in kept], own.guarded, [slot[p] for p in own.guarded]
-    )
+    adopt_mutation_facts(kept, sources, [args[p] for p in kept], [mutated[p] for p in kept], own.guarded)

@@ -193,27 +193,25 @@ class Compile:
             [f.verbose() for f, _ in self._facts],
         )
 
-    def seal(self, tc: Any, *, orphan: bool = False, into: list[Any] | None = None) -> None:
+    def seal(self, tc: Any, *, orphan: bool = False) -> None:
         """Hands the facts adopted so far to torch, as one ``FrameFacts``
-        among the compile's AOTAutograd guards (``into``: that list, else
-        ``tc``'s; none when there is no fact), and counts the frame as
-        guarded. ``orphan``: no Dynamo compile is open; the tracing context
-        may not be the capture's, so the facts also wait for its check
-        (``close_frame``) by the ShapeEnv they share. A frame counts as guarded when its compile
-        seals (not ``into`` a frame that met no compile)."""
-        if not self._facts or (tc is None and into is None):
+        among the compile's AOTAutograd guards (none when there is no
+        fact), and counts the frame as guarded. ``orphan``: no Dynamo
+        compile is open; the tracing context may not be the capture's, so
+        the facts also wait for its check (``close_frame``) by the ShapeEnv
+        they share."""
+        if not self._facts or tc is None:
             return
         facts = self.frame_facts()
-        (into if into is not None else tc.guards_context.aotautograd_guards).append(facts)
+        tc.guards_context.aotautograd_guards.append(facts)
         if orphan and tc.fake_mode is not None and tc.fake_mode.shape_env is not None:
             with lock:
                 _state.orphans.setdefault(tc.fake_mode.shape_env, []).append(facts)
-        if into is None:  # a compiled frame (not one whose graph met no compile)
-            grouped = any(f.grouped for f, _ in self._facts)
-            with lock:
-                stats.frames_guarded += 1
-                _state.lifetime.frames_guarded += 1
-                _state.lifetime.frames_group_guarded += int(grouped)
+        grouped = any(f.grouped for f, _ in self._facts)
+        with lock:
+            stats.frames_guarded += 1
+            _state.lifetime.frames_guarded += 1
+            _state.lifetime.frames_group_guarded += int(grouped)
         self._facts = []
 
 
@@ -246,10 +244,12 @@ def close_frame(shape_env: Any, guards: list[Any]) -> None:
         guards += _state.orphans.pop(shape_env, [])
     parked = unpark(guards)
     if parked:
+        # A frame that met no compile: its facts join its guards as they
+        # are (it is not counted as a compiled frame).
         alone = Compile()
         for fact in parked:
             alone.adopt(fact)
-        alone.seal(None, into=guards)
+        guards.append(alone.frame_facts())
     if not any(isinstance(g, FrameFacts) for g in guards):
         guards.append(STAMP)
 

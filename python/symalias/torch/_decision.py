@@ -62,15 +62,17 @@ class Baked:
 
 
 def baked(tensors: Sequence[Any], native: Any = None) -> Baked:
-    """``Baked`` of a group's ``tensors`` (its integer offsets as the native
-    decision read them, when there is one)."""
+    """``Baked`` of a group's ``tensors`` (its integer offsets, and whether
+    it is symbolic, as the native decision read them when there is one)."""
     if native is not None:
         offsets = tuple(native.offsets)
+        symbolic = bool(native.symbolic)
     else:
         offsets = tuple(
             None if isinstance(t.storage_offset(), torch.SymInt) else int(t.storage_offset()) for t in tensors
         )
-    return Baked(offsets, None if is_symbolic(tensors) else base_signature(tensors[0]))
+        symbolic = is_symbolic(tensors)
+    return Baked(offsets, None if symbolic else base_signature(tensors[0]))
 
 
 @dataclass(frozen=True)
@@ -152,11 +154,12 @@ def decide_group(
     # the layout (which assumed them); static shapes, merged: the synthetic
     # base's layout too. (A byte-level base holds the members' bytes only:
     # their layouts, which Dynamo and the pins guard, are all it bakes in.)
-    b = baked(tensors, decision)
+    # (Read only where something is pinned: the base's layout costs reads.)
+    b = baked(tensors, decision) if merged or (proved and symbolic) else None
     pins = []
-    if decision is not None and (merged or (proved and symbolic)):
+    if b is not None and decision is not None:
         pins = [(i, off) for i, off in enumerate(b.offsets) if off is not None]
-    base = b.base if merged and not byte_base else None
+    base = b.base if b is not None and merged and not byte_base else None
     layouts = None
     if decision is not None and sources is not None and not from_cache and not merged and partition.needed():
         # The check holds this partition on every call of the graph: its

@@ -65,12 +65,6 @@ class Fact:
     def verbose(self) -> str:
         raise NotImplementedError
 
-    def describe(self) -> list[str]:
-        return [self.verbose()]
-
-    def needed(self) -> bool:
-        return True
-
     def _key(self) -> tuple[Any, ...]:
         raise NotImplementedError
 

@@ -45,22 +45,23 @@ def wrap_compute_overlapping_inputs(_orig: Callable[..., Any]) -> Callable[..., 
 
 
 def adopt_mutation_facts(
+    positions: Sequence[int],
     sources: Sequence[Any],
     tensors: Sequence[Any],
     mutated: Sequence[bool],
     guarded: Sequence[int],
-    slots: Sequence[int],
 ) -> None:
-    """H3's cross-storage fact over a frame's ``tensors`` (named by
-    ``sources``), and the self-overlap fact on the mutated inputs at flat
-    positions ``guarded`` (``slots``: their indices into ``tensors``), for
-    the compile in progress -- when there is a tracing context."""
+    """H3's cross-storage fact over a frame's ``tensors`` (at input
+    ``positions``, named by ``sources``), and the self-overlap fact on the
+    mutated inputs at positions ``guarded``, for the compile in progress --
+    when there is a tracing context."""
     if gateway.tracing_context() is None:
         return
     c = _compile.record()
     cross = cross_storage_fact(sources, tensors, mutated)
     if cross is not None:
         c.adopt(cross)
-    own = no_self_overlap_fact([sources[k] for k in slots], guarded)
+    slot = {p: k for k, p in enumerate(positions)}
+    own = no_self_overlap_fact([sources[slot[p]] for p in guarded], guarded)
     if own is not None:
         c.adopt(own)

@@ -84,10 +84,7 @@ def _mutation_guards(
     sources = source_list(aot_config, positions)
     if sources is None:
         return
-    slot = {i: k for k, i in enumerate(idx)}
-    adopt_mutation_facts(
-        sources, [fwd_inputs[i] for i in idx], [mutated[i] for i in idx], guarded, [slot[i] for i in guarded]
-    )
+    adopt_mutation_facts(idx, sources, [fwd_inputs[i] for i in idx], [mutated[i] for i in idx], guarded)
 
 
 def _record_bases(c: _compile.Compile, out: Any) -> None:

@@ -48,29 +48,24 @@ def floor_of(module: str) -> str:
 
 
 def imports(module: str, text: str) -> set[str]:
-    """The package modules ``text`` (module ``module``) imports."""
-    package = module.split(".")[:-1] if module.startswith("_torch.") else []
+    """The package modules ``text`` (module ``module``) imports: every
+    relative ``from`` import resolved against the module's package, the
+    imported name when it is a module, else the module it is taken from.
+    What lies above ``symalias.torch`` (``from .. import _native``) is
+    outside the floors."""
     known = set(modules_cache())
+    parts = [] if module == "__init__" else module.split(".")
+    package = parts if (PACKAGE / "/".join(parts) / "__init__.py").exists() and parts else parts[:-1]
     out: set[str] = set()
     for n in ast.walk(ast.parse(text)):
-        if not isinstance(n, ast.ImportFrom) or n.level == 0:
+        if not isinstance(n, ast.ImportFrom) or n.level == 0 or n.level - 1 > len(package):
             continue
-        base = package[: len(package) - (n.level - 1)] if n.level > 1 else package
-        if n.level > 1 and not package:
-            continue  # ``from .. import _native``: symalias itself
-        if n.level == 2 and package:
-            base = []
-        stem = [*base, *(n.module.split(".") if n.module else [])]
-        if n.module is None or not stem or ".".join(stem) == "_torch":
-            for a in n.names:
-                full = ".".join([*stem, a.name])
-                if full in known:
-                    out.add(full)
-                elif stem and ".".join(stem) in known:
-                    out.add(".".join(stem))
-        elif ".".join(stem) in known:
-            out.add(".".join(stem))
-    out.discard(module)
+        stem = [*package[: len(package) - (n.level - 1)], *(n.module.split(".") if n.module else [])]
+        for a in n.names:
+            full = ".".join([*stem, a.name])
+            target = full if full in known else ".".join(stem)
+            if target in known and target != module:
+                out.add(target)
     return out
 
 
@@ -231,9 +226,9 @@ def test_only_state_holds_state():
 
 
 def writers_of_facts(sources: dict[str, str]) -> set[str]:
-    """The functions (``module:Class.method``) that touch a compile's fact
-    store (``_facts``), append to AOTAutograd's guard list, or construct a
-    ``FrameFacts`` outside ``_guards``."""
+    """The functions (``module:Class.method``, or ``module:function`` for an
+    append) that touch a compile's fact store (``_facts``) or append to
+    AOTAutograd's guard list."""
     out = set()
     for m, text in sources.items():
         tree = ast.parse(text)
@@ -252,7 +247,7 @@ def writers_of_facts(sources: dict[str, str]) -> set[str]:
                 if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
                     continue
                 target = ast.unparse(n.func.value)
-                if n.func.attr in ("append", "extend") and ("aotautograd_guards" in target or "into" in target):
+                if n.func.attr in ("append", "extend") and "aotautograd_guards" in target:
                     out.add(f"{m}:{fn.name}")
     return out
 

@@ -18,7 +18,7 @@
 
 use super::{Proof, Prover};
 use crate::expr::{ExprId, Node};
-use crate::simplify::poly::expand;
+use crate::simplify::poly::{expand, primitive_part};
 use symalias_solver::{Cmp, Term};
 
 /// At most this many candidate strides `g` are tried per pair.
@@ -245,42 +245,6 @@ impl Prover<'_, '_> {
         None
     }
 
-    /// A sum without its integer content: `2*s0 + 2` is `2*(s0 + 1)`, so
-    /// `s0 + 1` (the modulus a view of every other row shares with a view
-    /// of every row). Anything else as it is.
-    fn primitive(&mut self, s: ExprId) -> ExprId {
-        let e = expand(self.pool, s);
-        let Node::Add(xs) = self.pool.node(e).clone() else {
-            return s;
-        };
-        let coef = |p: &Self, t: ExprId| -> i64 {
-            match p.pool.node(t) {
-                Node::Int(v) => *v,
-                Node::Mul(fs) => p.pool.as_int(fs[0]).unwrap_or(1),
-                _ => 1,
-            }
-        };
-        let g = xs.iter().fold(0i64, |g, &t| gcd(g, coef(self, t)));
-        if g <= 1 {
-            return s;
-        }
-        let parts: Vec<ExprId> = xs
-            .iter()
-            .map(|&t| match self.pool.node(t).clone() {
-                Node::Int(v) => self.pool.int(v / g),
-                Node::Mul(fs) => {
-                    let k = self.pool.as_int(fs[0]).unwrap_or(1) / g;
-                    let k = self.pool.int(k);
-                    let mut rest = vec![k];
-                    rest.extend_from_slice(&fs[1..]);
-                    self.pool.mul(&rest)
-                }
-                _ => t,
-            })
-            .collect();
-        self.pool.add(&parts)
-    }
-
     /// Candidate strides `g`: the symbolic strides of both views, as written
     /// and without their constant coefficients, those both views use first.
     fn split_candidates(&mut self, a: usize, b: usize) -> Vec<ExprId> {
@@ -298,7 +262,9 @@ impl Prover<'_, '_> {
                 }
                 let rest = core(self, s);
                 let c = self.pool.mul(&rest);
-                let p = self.primitive(s);
+                // `s0 + 1` of `2*s0 + 2`: the modulus a view of every other
+                // row shares with a view of every row.
+                let p = primitive_part(self.pool, s);
                 for g in [s, c, p] {
                     if !of[k].contains(&g) {
                         of[k].push(g);
@@ -395,12 +361,4 @@ impl Prover<'_, '_> {
             settled => Some(settled),
         }
     }
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    i64::try_from(a).unwrap_or(1)
 }
