@@ -23,7 +23,7 @@ stands.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -86,21 +86,3 @@ def restore(graph: Any, kept: list[Kept]) -> int:
         with lock:
             stats.clones_kept += made
     return made
-
-
-def wrap_remove_noop_ops(orig: Callable[..., Any]) -> Callable[..., Any]:
-    """``post_grad.remove_noop_ops``: torch's pass, then the user's clones
-    of inputs given back to the ops that mutate them."""
-
-    def remove_noop_ops(graph: Any) -> Any:
-        try:
-            kept = keep(graph)
-        except Exception:
-            kept = []
-        out = orig(graph)
-        if kept:
-            restore(graph, kept)
-        return out
-
-    remove_noop_ops.__wrapped__ = orig  # type: ignore[attr-defined]
-    return remove_noop_ops

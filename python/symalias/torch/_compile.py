@@ -36,13 +36,17 @@ from ._torch import gateway
 
 
 class EagerFallback(Exception):
-    """Raised inside AOTAutograd to make Dynamo run a frame eagerly; carries
-    the reason (one line)."""
+    """Raised inside the backend (AOTAutograd, Inductor's passes) to make
+    Dynamo run a frame eagerly; carries the reason (one line) and its class
+    (``kind``: ``dtypes`` for views of different dtypes, ``merge`` for a
+    storage group AOTAutograd cannot build, or the torch bug avoided), by
+    which ``stats.fallback_kinds`` counts."""
 
-    def __init__(self, reason: str, *, dtypes: bool = False) -> None:
+    def __init__(self, reason: str, *, dtypes: bool = False, kind: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.dtypes = dtypes
+        self.kind = kind if kind is not None else "dtypes" if dtypes else "merge"
 
 
 @dataclass

@@ -265,6 +265,39 @@ def self_overlap(fwd_inputs: Sequence[Any], mutated: Sequence[bool]) -> SelfOver
     return SelfOverlap(None, tuple(guarded))
 
 
+def _plainly_injective(sizes: list[int], strides: list[int]) -> bool:
+    """A concrete layout no two of whose indices reach one element by the
+    sufficient test (dims by increasing stride, each stride beyond the
+    reach of the smaller ones); False is "ask the engine"."""
+    if 0 in sizes:
+        return True
+    reach = 0
+    for st, sz in sorted((abs(st), sz) for sz, st in zip(sizes, strides) if sz > 1):
+        if st <= reach:
+            return False
+        reach += st * (sz - 1)
+    return True
+
+
+def overlaps_itself(t: Any) -> str | None:
+    """Why a tensor (a view written in a frame) may overlap itself -- two
+    of its indices reach one element at the hints, or that they never do
+    is not proved for every allowed shape -- or None when it never does."""
+    if not is_symbolic([t]) and _plainly_injective([int(n) for n in t.shape], [int(n) for n in t.stride()]):
+        return None
+    try:
+        decisions = [_native.decide([x], ["written"], prove=True) for x in inner_tensors(t)]
+    except Exception as e:  # unbacked symbols, engine errors: count as overlapping
+        return f"may overlap itself (undecided: {type(e).__name__})"
+    for decision in decisions:
+        for _k, over, proof in decision.self_overlap:
+            if over:
+                return "overlaps itself"
+            if decision.symbolic and proof != "proved":
+                return "may overlap itself at another allowed shape"
+    return None
+
+
 class TooManyPairs(Exception):
     """A storage group has more pairs than the engine lists."""
 

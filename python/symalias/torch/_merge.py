@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import _bytes, _compile, _state
+from . import _bytes, _compile, _selfwrites, _state
 from ._compile import EagerFallback
 from ._decision import self_overlap
 from ._inputs import adopt_mutation_facts
@@ -195,6 +195,9 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
 
         c = _compile.begin()
         try:
+            why = _selfwrites.eager_reason(gm)
+            if why is not None:
+                raise EagerFallback(why, kind="functionalization")
             out = orig(self, gm, example_inputs)
             _seal(c)
             return out
@@ -206,9 +209,11 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
                 stats.eager_fallbacks += 1
                 stats.dtype_fallbacks += int(fb.dtypes)
                 stats.fallback_reasons.append(fb.reason)
+                stats.fallback_kinds[fb.kind] = stats.fallback_kinds.get(fb.kind, 0) + 1
             log.warning(
-                "symalias: running frame %s eagerly: %s",
+                "symalias: running frame %s eagerly (%s): %s",
                 gateway.graph_name(gm),
+                fb.kind,
                 fb.reason,
             )
             _seal(c)

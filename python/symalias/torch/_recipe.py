@@ -13,9 +13,10 @@ RECIPE_VERSION = 2
 
 
 #: Version of what symalias changes in Inductor's graphs (the reinplace
-#: pass's answers, ``_epilogue``, ``_functionalized``), in every cache key
-#: made while installed; bump when any of it changes.
-REINPLACE_VERSION = 2
+#: pass's answers, ``_epilogue``, ``_functionalized``, the no-ops kept by
+#: ``_noops``), in every cache key made while installed; bump when any of it
+#: changes.
+REINPLACE_VERSION = 3
 
 
 @dataclass

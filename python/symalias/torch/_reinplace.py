@@ -49,7 +49,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any, Callable
 
 from .. import _native
-from . import _compile, _epilogue, _state, _trace
+from . import _compile, _epilogue, _inline, _state, _trace
 from ._decision import overlapping_for_all_shapes
 from ._layout import layout_key
 from ._state import lock, log, stats
@@ -213,6 +213,7 @@ def wrap_core(orig: Callable[..., Any]) -> Callable[..., Any]:
                 stats.reinplace_passes += 1
             t0 = time.perf_counter()
             _epilogue.protect(graph)
+            _inline.protect(graph)
             with lock:
                 stats.reinplace_seconds += time.perf_counter() - t0
             return orig(graph, *args, **kwargs)

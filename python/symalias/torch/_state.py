@@ -44,6 +44,8 @@ class Stats:
     dtype_fallbacks: int = 0
     #: One line per eager fallback: why.
     fallback_reasons: list[str] = field(default_factory=list)
+    #: Eager fallbacks by class (``EagerFallback.kind``).
+    fallback_kinds: dict[str, int] = field(default_factory=dict)
     #: Decisions that the time limit (the wall-clock backstop), not a work
     #: bound, cut short: sound, but a faster or idler rank may have decided
     #: more, so compiled guards may differ between machines. Zero is the
@@ -71,6 +73,13 @@ class Stats:
     #: into, as their result is read after the epilogue overwrites that
     #: input (``_epilogue``).
     reinplace_protected: int = 0
+    #: Nodes Inductor's no-op removal was kept from removing: their operand
+    #: is written before a reader, or they would return an input (``_noops``).
+    noops_kept: int = 0
+    #: Functionalized mutating ops given a clone of what they write, as an
+    #: argument of theirs is a pending computation over it read again after
+    #: them (``_inline``).
+    inline_protected: int = 0
     #: Higher-order ops whose subgraphs mutate a tensor, checked (``_hop``),
     #: and of those, refused for an input that overlaps it.
     hop_checks: int = 0

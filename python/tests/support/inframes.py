@@ -251,12 +251,28 @@ def _worker(seeds: list[int]) -> None:
     import logging
 
     logging.getLogger("symalias.torch").setLevel(logging.ERROR)
+    import symalias.torch as st
+
     for s in seeds:
         f = make_frame(s)
-        out = {"seed": s, "backend": f.backend, "dynamic": f.dynamic}
+        out: dict[str, Any] = {"seed": s, "backend": f.backend, "dynamic": f.dynamic}
         for mode, install in (("installed", True), ("stock", False)):
             out[mode] = run_frame(f, install=install)
+            if install:
+                out["touched"] = touched(st.stats)
         print(json.dumps(out), flush=True)
+
+
+#: The counters of symalias's fixes inside the graph a frame can touch.
+FIXES = ("noops_kept", "inline_protected", "reinplace_protected", "functional_rereads", "partial_overlap_errors")
+
+
+def touched(stats: Any) -> list[str]:
+    """The fixes (and eager fallbacks, by class) the last installed run
+    used: ``install()`` resets the counters, so they are that frame's."""
+    out = [k for k in FIXES if getattr(stats, k)]
+    out += [f"eager:{k}" for k in sorted(stats.fallback_kinds)]
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -299,6 +315,11 @@ def main(argv: list[str]) -> int:
         if ours[0] != "right":
             shared = " (stock: the same)" if theirs[0] == ours[0] else f" (stock: {theirs[0]})"
             print(f"installed {ours[0]}: seed {r['seed']} {r['backend']} dynamic={r['dynamic']}{shared}: {ours[1]}")
+    uses: dict[str, int] = {}
+    for r in rows:
+        for k in r.get("touched", []):
+            uses[k] = uses.get(k, 0) + 1
+    print("frames each fix touched (installed):", json.dumps(uses, sort_keys=True))
     for r in rows:
         if r["stock"][0] != "right" and r["installed"][0] == "right":
             print(f"stock {r['stock'][0]}, fixed: seed {r['seed']} {r['backend']} dynamic={r['dynamic']}")

@@ -75,7 +75,7 @@ def test_the_scan_finds_a_replacing_function_added():
 def test_every_row_says_why_and_where():
     for row in points.POINTS:
         assert row.why and len(row.why) <= 120 and "\n" not in row.why, row.name
-        assert row.part in {f"H{k}" for k in range(1, 13)} | {"guards", "caches", "fallback", "artifacts", "replay"}
+        assert row.part in {f"H{k}" for k in range(1, 14)} | {"guards", "caches", "fallback", "artifacts", "replay"}
         assert row.feature is None or row.feature in {f.name for f in points.FEATURES}, row.name
     assert len({(r.owner, r.attr) for r in points.POINTS}) == len(points.POINTS), "a torch name in two rows"
     for f in points.FEATURES:
@@ -91,7 +91,7 @@ def render() -> str:
         "     python/tests/torch/test_torch_points.py (SYMALIAS_BLESS=1 rewrites it). -->",
         "",
         "Every torch function `symalias.torch.install()` replaces and every torch",
-        "config it patches for part of a compile: the part of the design (H1-H12",
+        "config it patches for part of a compile: the part of the design (H1-H13",
         "are [What PyTorch does](../PYTORCH.md), section 9), the torch name, the",
         "function of `symalias.torch` that replaces it, the optional feature it",
         "belongs to (none: the core, which fails closed), and why.",

@@ -300,6 +300,37 @@ def inplaceable_ops() -> Any:
     return rp.inplaceable_ops
 
 
+def is_post_grad_noop(node: Any) -> bool:
+    """Whether Inductor's post-grad ``remove_noop_ops`` may replace an FX
+    node by an operand: its target in the pass's ``noop_registry`` and the
+    entry's condition true on the node's fake arguments."""
+    import torch._inductor.fx_passes.post_grad as pg
+    import torch._inductor.fx_utils as fu
+
+    if node.op != "call_function":
+        return False
+    entry = pg.noop_registry.get(node.target)
+    if entry is None:
+        return False
+    ok, args, kwargs = fu.get_fake_args_kwargs(node)
+    return bool(ok and entry[0](*args, **kwargs))
+
+
+def functionalized_mutation_ops() -> frozenset[Any]:
+    """The functionalized forms of a mutating op, whose results the
+    reinplace pass may later place in the mutated inputs' memory."""
+    hop = torch.ops.higher_order
+    return frozenset((hop.auto_functionalized, hop.auto_functionalized_v2))
+
+
+def is_tangent_placeholder(node: Any) -> bool:
+    """Whether an FX placeholder is a backward graph's incoming gradient
+    (AOTAutograd's ``TangentAOTInput`` descriptor)."""
+    import torch._functorch._aot_autograd.descriptors as d
+
+    return isinstance(node.meta.get("desc"), d.TangentAOTInput)
+
+
 def is_view_op(target: Any) -> bool:
     """Whether an FX node's target is a view op (torch's reinplace test)."""
     import torch.fx.passes.reinplace as fr

@@ -1,7 +1,7 @@
 """The table of hook points: every torch function symalias replaces and
 every torch config it patches, one row each -- which torch name, which
 function of ``symalias.torch`` replaces (or patches) it, the part of the
-design it belongs to (H1-H12 of docs/PYTORCH.md section 9, or a named
+design it belongs to (H1-H13 of docs/PYTORCH.md section 9, or a named
 part), the feature that may turn it off, and why, in one line.
 
 This is the one place to learn "which torch function, which file, why";
@@ -58,7 +58,7 @@ class Hook:
     #: The parameters it must start with (None: a builtin, a class or a
     #: method table, whose signature is not compared).
     params: tuple[str, ...] | None
-    #: The part of the design (``H1``..``H12``, or ``guards``, ``caches``,
+    #: The part of the design (``H1``..``H13``, or ``guards``, ``caches``,
     #: ``fallback``, ``artifacts``, ``replay``).
     part: str
     #: What replaces it: ``module.function`` of ``symalias.torch``, which,
@@ -277,10 +277,19 @@ NOOPS = Hook(
     "torch._inductor.fx_passes.post_grad",
     "remove_noop_ops",
     ("graph",),
-    "H12",
-    "_clones.wrap_remove_noop_ops",
-    "the user's clone of an input, dropped as a no-op, given back to the op that writes it",
-    feature="input_clones",
+    "H13",
+    "_noops.wrap_remove_noop_ops",
+    "a clone kept where its operand is written before a reader or it returns an input; H12's clones given back",
+    feature="noop_reads",
+)
+JOINT_NOOPS = Hook(
+    "torch._inductor.fx_passes.joint_graph",
+    "remove_no_ops",
+    ("gm", "zeros", "ones"),
+    "H13",
+    "_noops.wrap_remove_no_ops",
+    "v * 1, v + 0, v / 1 kept where v's bytes are written before a reader or the result would be an input",
+    feature="noop_reads",
 )
 DATA_PTR_COMPARE = Hook(
     f"{DV}.tensor.DataPtrVariable",
@@ -400,6 +409,7 @@ HOOKS: tuple[Hook, ...] = (
     HOP_FUNCTIONAL_WHILE,
     CONCAT,
     NOOPS,
+    JOINT_NOOPS,
     DATA_PTR_COMPARE,
     STORAGE_METHODS,
     TENSOR_METHODS,
@@ -497,6 +507,11 @@ FEATURES: tuple[Feature, ...] = (
         ),
     ),
     Feature(
+        "noop_reads",
+        "Inductor's no-op removal keeps an op whose operand is written before a reader, or that would return an input",
+        ("torch._inductor.fx_passes.post_grad.noop_registry", "torch._inductor.fx_utils.get_fake_args_kwargs"),
+    ),
+    Feature(
         "input_clones",
         "a user's clone of an input, dropped by Inductor's no-op removal, given back to the op writing it",
         ("torch._inductor.fx_utils.get_mutated_storages",),
@@ -556,7 +571,7 @@ READS: list[tuple[str, list[str]]] = [
     (AC, ["BypassAOTAutogradCache"]),
     (
         "torch._functorch._aot_autograd.descriptors",
-        ["DummyAOTInput", "SyntheticBaseAOTInput", "ViewBaseAOTInput"],
+        ["DummyAOTInput", "SyntheticBaseAOTInput", "TangentAOTInput", "ViewBaseAOTInput"],
     ),
     ("torch._functorch._aot_autograd.aot_autograd_result.GenericAOTAutogradResult", ["runtime_metadata"]),
     ("torch._dynamo.output_graph.OutputGraph", ["aotautograd_guards"]),
@@ -596,7 +611,11 @@ READS: list[tuple[str, list[str]]] = [
     (AF, ["get_mutable_args_from_schema"]),
     ("torch._higher_order_ops.schema", ["HopSchema"]),
     (HU, ["potential_input_alias_or_mutation", "_collect_fake_inputs"]),
-    ("torch._inductor.fx_utils", ["get_node_storage", "get_mutated_input_nodes", "get_mutated_storages"]),
+    (
+        "torch._inductor.fx_utils",
+        ["get_node_storage", "get_mutated_input_nodes", "get_mutated_storages", "get_fake_args_kwargs"],
+    ),
+    ("torch._inductor.fx_passes.post_grad", ["noop_registry"]),
     ("torch._inductor.virtualized", ["V"]),
     ("torch._inductor.graph.GraphLowering", ["current_node", "mutated_storages"]),
     ("torch._dynamo.output_graph.SubgraphTracer", ["has_input_mutation", "graph"]),
