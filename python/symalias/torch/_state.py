@@ -80,6 +80,9 @@ class Stats:
     #: argument of theirs is a pending computation over it read again after
     #: them (``_inline``).
     inline_protected: int = 0
+    #: Tensors saved for backward that alias a graph input, saved as views
+    #: of it so autograd's version check holds (``_versions``).
+    saved_views_tied: int = 0
     #: Higher-order ops whose subgraphs mutate a tensor, checked (``_hop``),
     #: and of those, refused for an input that overlaps it.
     hop_checks: int = 0

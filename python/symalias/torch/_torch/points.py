@@ -291,6 +291,15 @@ JOINT_NOOPS = Hook(
     "v * 1, v + 0, v / 1 kept where v's bytes are written before a reader or the result would be an input",
     feature="noop_reads",
 )
+SAVED_VIEWS = Hook(
+    RW,
+    "_codegen_compiled_forward",
+    ("fw_metadata", "backward_state_indices", "disable_amp", "num_rng"),
+    "H13",
+    "_versions.wrap_codegen_forward",
+    "a saved view of an input keeps the input's version counter: autograd's in-place check holds",
+    feature="saved_versions",
+)
 DATA_PTR_COMPARE = Hook(
     f"{DV}.tensor.DataPtrVariable",
     "tp_richcompare_impl",
@@ -410,6 +419,7 @@ HOOKS: tuple[Hook, ...] = (
     CONCAT,
     NOOPS,
     JOINT_NOOPS,
+    SAVED_VIEWS,
     DATA_PTR_COMPARE,
     STORAGE_METHODS,
     TENSOR_METHODS,
@@ -512,6 +522,14 @@ FEATURES: tuple[Feature, ...] = (
         ("torch._inductor.fx_passes.post_grad.noop_registry", "torch._inductor.fx_utils.get_fake_args_kwargs"),
     ),
     Feature(
+        "saved_versions",
+        "a tensor saved for backward that views an input shares its version counter, as in eager",
+        (
+            f"{SC}.ViewAndMutationMeta.saved_tensor_is_graph_input",
+            f"{SC}.ViewAndMutationMeta.tensors_saved_for_backwards_with_vc_check_slice",
+        ),
+    ),
+    Feature(
         "input_clones",
         "a user's clone of an input, dropped by Inductor's no-op removal, given back to the op writing it",
         ("torch._inductor.fx_utils.get_mutated_storages",),
@@ -562,7 +580,15 @@ READS: list[tuple[str, list[str]]] = [
     (f"{SC}.InputAliasInfo", ["mutates_data", "mutates_metadata", "is_leaf"]),
     (f"{SC}.OutputAliasInfo", ["output_type", "base_idx"]),
     (f"{SC}.OutputType", ["alias_of_input", "is_input"]),
-    (f"{SC}.ViewAndMutationMeta", ["input_info", "output_info"]),
+    (
+        f"{SC}.ViewAndMutationMeta",
+        [
+            "input_info",
+            "output_info",
+            "saved_tensor_is_graph_input",
+            "tensors_saved_for_backwards_with_vc_check_slice",
+        ],
+    ),
     (
         f"{RW}.AOTSyntheticBaseWrapper",
         ["needs_post_compile", "base_groups", "other_arg_indices", "aliased_arg_idx_with_metadata_mutations"],
