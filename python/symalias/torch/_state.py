@@ -83,6 +83,9 @@ class Stats:
     #: Tensors saved for backward that alias a graph input, saved as views
     #: of it so autograd's version check holds (``_versions``).
     saved_views_tied: int = 0
+    #: ``sym_storage_offset`` nodes Inductor lowered to their value
+    #: (``_offsets``).
+    offsets_lowered: int = 0
     #: Higher-order ops whose subgraphs mutate a tensor, checked (``_hop``),
     #: and of those, refused for an input that overlaps it.
     hop_checks: int = 0

@@ -101,10 +101,10 @@ def test_an_input_written_later_is_copied(fresh_torch):
     assert stock_right and right and buffers == stock_buffers
 
 
-#: Seeds of the smoke range stock torch 2.15 fails the same way: with
-#: dynamic shapes a cache row written in place is written at offset 0
-#: (docs/PYTORCH.md section 9, "Stock Inductor 2.15 bugs").
-KNOWN_TORCH = {20: "a cache row written by a custom op at a symbolic offset is written at offset 0"}
+#: Seeds of the smoke range stock torch 2.15 fails the same way (none
+#: since issue 62: seed 20, a cache row a custom op writes at a symbolic
+#: offset, is test_torch_offsets.py's).
+KNOWN_TORCH: dict[int, str] = {}
 
 SMOKE = [s for s in range(24) if s not in KNOWN_TORCH]
 

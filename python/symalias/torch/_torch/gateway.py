@@ -316,6 +316,18 @@ def is_post_grad_noop(node: Any) -> bool:
     return bool(ok and entry[0](*args, **kwargs))
 
 
+def lowering_node(graph_lowering: Any) -> Any:
+    """The FX node a ``GraphLowering`` is lowering now (``current_node``),
+    or None."""
+    return getattr(graph_lowering, "current_node", None)
+
+
+def sym_expr(v: Any) -> Any:
+    """An int, or a SymInt's sympy expression (what Inductor's lowerings
+    take for a size)."""
+    return v.node.expr if isinstance(v, torch.SymInt) else int(v)
+
+
 def functionalized_mutation_ops() -> frozenset[Any]:
     """The functionalized forms of a mutating op, whose results the
     reinplace pass may later place in the mutated inputs' memory."""

@@ -300,6 +300,15 @@ SAVED_VIEWS = Hook(
     "a saved view of an input keeps the input's version counter: autograd's in-place check holds",
     feature="saved_versions",
 )
+LOWER_CALL = Hook(
+    "torch._inductor.graph.GraphLowering",
+    "call_function",
+    ("self", "target", "args", "kwargs"),
+    "H13",
+    "_offsets.wrap_call_function",
+    "sym_storage_offset lowered to the node's own value: a custom op's view of an input keeps its offset",
+    feature="storage_offsets",
+)
 DATA_PTR_COMPARE = Hook(
     f"{DV}.tensor.DataPtrVariable",
     "tp_richcompare_impl",
@@ -420,6 +429,7 @@ HOOKS: tuple[Hook, ...] = (
     NOOPS,
     JOINT_NOOPS,
     SAVED_VIEWS,
+    LOWER_CALL,
     DATA_PTR_COMPARE,
     STORAGE_METHODS,
     TENSOR_METHODS,
@@ -528,6 +538,11 @@ FEATURES: tuple[Feature, ...] = (
             f"{SC}.ViewAndMutationMeta.saved_tensor_is_graph_input",
             f"{SC}.ViewAndMutationMeta.tensors_saved_for_backwards_with_vc_check_slice",
         ),
+    ),
+    Feature(
+        "storage_offsets",
+        "Inductor lowers sym_storage_offset to the node's value, as it does sym_size and sym_stride",
+        (),
     ),
     Feature(
         "input_clones",
