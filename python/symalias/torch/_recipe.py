@@ -13,10 +13,11 @@ RECIPE_VERSION = 2
 
 
 #: Version of what symalias changes in Inductor's graphs (the reinplace
-#: pass's answers, ``_epilogue``, ``_functionalized``, the no-ops kept by
-#: ``_noops``), in every cache key made while installed; bump when any of it
-#: changes.
-REINPLACE_VERSION = 3
+#: pass's answers, ``_epilogue``, ``_functionalized``, ``_inline``, the
+#: no-ops kept by ``_noops``, ``sym_storage_offset`` lowered by
+#: ``_offsets``), in every cache key made while installed; bump when any of
+#: it changes.
+REINPLACE_VERSION = 4
 
 
 @dataclass
