@@ -107,7 +107,7 @@ def caches_on():
         torch._dynamo.reset()
 
 
-def _lifetime() -> tuple[int, int, int] | None:
+def _lifetime() -> tuple[int, int, int, int] | None:
     """This process's frame counts under ``install()``, if it imported the
     integration."""
     import sys
@@ -116,10 +116,10 @@ def _lifetime() -> tuple[int, int, int] | None:
     if state is None:
         return None
     n = state.lifetime
-    return (n.frames_compiled, n.frames_guarded, n.frames_group_guarded)
+    return (n.frames_compiled, n.frames_guarded, n.frames_group_guarded, n.frames_eager)
 
 
-_WORKER_COUNTS: list[tuple[int, int, int]] = []
+_WORKER_COUNTS: list[tuple[int, int, int, int]] = []
 
 
 def pytest_sessionfinish(session):
@@ -145,10 +145,11 @@ def pytest_terminal_summary(terminalreporter):
     counts = [c for c in [_lifetime(), *_WORKER_COUNTS] if c is not None]
     if not counts:
         return
-    compiled, guarded, group = (sum(c[i] for c in counts) for i in range(3))
+    compiled, guarded, group, eager = (sum(c[i] for c in counts) for i in range(4))
     terminalreporter.write_line(
         f"symalias: {guarded} of {compiled} frames compiled "
         "under install() carry a symalias run-time check; "
         f"{group} of them for an aliased storage group "
-        "(the others: the cross-storage fact, or user code's address checks)"
+        "(the others: the cross-storage fact, or user code's address checks); "
+        f"{eager} ran eagerly (an eager fallback)"
     )

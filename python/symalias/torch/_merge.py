@@ -168,13 +168,28 @@ def _fallback(e: BaseException, c: _compile.Compile) -> EagerFallback | None:
     for x in (e, inner):
         if isinstance(x, EagerFallback):
             return x
+    what = inner if inner is not None else e
+    line = (str(what).strip().splitlines() or [""])[0]
     if c.aliased_mutation and failed:
-        what = inner if inner is not None else e
-        line = (str(what).strip().splitlines() or [""])[0]
         return EagerFallback(
             f"AOTAutograd cannot build this frame of aliased mutated inputs ({type(what).__name__}: {line})"
         )
+    if failed and _compiler_assertion(inner):
+        # An assertion inside the compiler is torch's bug, never the user's
+        # (the user's errors raise again when the frame runs eagerly).
+        return EagerFallback(f"the backend's own assertion failed ({type(what).__name__}: {line})", kind="compiler")
     return None
+
+
+def _compiler_assertion(e: BaseException | None) -> bool:
+    """Whether a backend failure is (or wraps) an ``AssertionError``."""
+    for _ in range(6):
+        if e is None:
+            return False
+        if isinstance(e, AssertionError):
+            return True
+        e = getattr(e, "inner_exception", None) or e.__cause__
+    return False
 
 
 def _seal(c: _compile.Compile) -> None:
@@ -210,6 +225,7 @@ def wrap_call_user_compiler(orig: Callable[..., Any]) -> Callable[..., Any]:
                 stats.dtype_fallbacks += int(fb.dtypes)
                 stats.fallback_reasons.append(fb.reason)
                 stats.fallback_kinds[fb.kind] = stats.fallback_kinds.get(fb.kind, 0) + 1
+                _state.lifetime.frames_eager += 1
             log.warning(
                 "symalias: running frame %s eagerly (%s): %s",
                 gateway.graph_name(gm),

@@ -146,6 +146,8 @@ class Lifetime:
     #: Of those, frames whose check covers an aliased storage group (the
     #: others check only that no new aliasing across storages appeared).
     frames_group_guarded: int = 0
+    #: Frames run eagerly by an ``EagerFallback`` (any class).
+    frames_eager: int = 0
 
 
 # ---- The integration's state: every mutable module-level value, here. ----
