@@ -59,6 +59,15 @@ def _read_from(node: Any, at: int, order: dict[Any, int]) -> bool:
     return False
 
 
+def clone_before(graph: Any, node: Any, arg: Any) -> Any:
+    """A new ``clone`` of ``arg``, placed right before ``node``, with its
+    fake value."""
+    with graph.inserting_before(node):
+        clone = graph.call_function(torch.ops.aten.clone.default, (arg,))
+    clone.meta["val"] = arg.meta["val"].clone()
+    return clone
+
+
 def protect(graph: Any) -> int:
     """Gives every op that would be reinplaced into a graph input whose
     epilogue then overwrites the op's still-read result a clone of that
@@ -79,10 +88,7 @@ def protect(graph: Any) -> int:
                 continue
             if not _read_from(node, order[copy], order):
                 continue
-            with graph.inserting_before(node):
-                clone = graph.call_function(torch.ops.aten.clone.default, (arg,))
-            clone.meta["val"] = arg.meta["val"].clone()
-            node.update_arg(i, clone)
+            node.update_arg(i, clone_before(graph, node, arg))
             made += 1
     if made:
         with lock:

@@ -27,10 +27,9 @@ from typing import Any
 import torch
 
 from ._compile import EagerFallback
+from ._epilogue import clone_before
 from ._state import lock, stats
 from ._torch import gateway
-
-_INPUTS = ("placeholder", "get_attr")
 
 
 def _storage(node: Any) -> Any:
@@ -38,18 +37,6 @@ def _storage(node: Any) -> Any:
     if not isinstance(v, torch.Tensor):
         return None
     return gateway.fx_node_storage(node)
-
-
-def _node_args(node: Any) -> list[Any]:
-    out: list[Any] = []
-    todo = [*node.args, *node.kwargs.values()]
-    while todo:
-        a = todo.pop()
-        if isinstance(a, torch.fx.Node):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            todo.extend(a)
-    return out
 
 
 def _written(node: Any) -> list[tuple[str, int | None, Any]]:
@@ -81,7 +68,7 @@ def _computed_from(arg: Any, storages: set[Any], is_view: Any) -> Any:
     todo = [node]
     while todo:
         n = todo.pop()
-        for a in _node_args(n):
+        for a in n.all_input_nodes:
             if _storage(a) in storages:
                 return node
             if a not in seen and a.op == "call_function" and _storage(a) is not None:
@@ -109,12 +96,8 @@ def protect(graph: Any) -> int:
     """Gives each functionalized mutating op whose argument is a pending
     computation over the bytes it writes, read again after it, a clone of
     the written argument (the module doc); returns how many."""
-    hop = torch.ops.higher_order
-    ops = [
-        n
-        for n in graph.nodes
-        if n.op == "call_function" and n.target in (hop.auto_functionalized, hop.auto_functionalized_v2)
-    ]
+    functionalized = gateway.functionalized_mutation_ops()
+    ops = [n for n in graph.nodes if n.op == "call_function" and n.target in functionalized]
     if not ops:
         return 0
     order = {n: i for i, n in enumerate(graph.nodes)}
@@ -126,7 +109,7 @@ def protect(graph: Any) -> int:
         if not storages:
             continue
         hazard = False
-        for a in _node_args(op):
+        for a in op.all_input_nodes:
             value = _computed_from(a, storages, is_view)
             if value is not None and _read_after(value, op, order, is_view):
                 hazard = True
@@ -144,9 +127,7 @@ def protect(graph: Any) -> int:
                     kind="inline",
                 )
         for name, index, w in written:
-            with graph.inserting_before(op):
-                clone = graph.call_function(torch.ops.aten.clone.default, (w,))
-            clone.meta["val"] = w.meta["val"].clone()
+            clone = clone_before(graph, op, w)
             if index is None:
                 op.update_kwarg(name, clone)
             else:

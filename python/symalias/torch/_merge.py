@@ -182,13 +182,15 @@ def _fallback(e: BaseException, c: _compile.Compile) -> EagerFallback | None:
 
 
 def _compiler_assertion(e: BaseException | None) -> bool:
-    """Whether a backend failure is (or wraps) an ``AssertionError``."""
+    """Whether a backend failure is (or wraps: Dynamo's and Inductor's
+    wrappers, or a cause) an ``AssertionError``."""
     for _ in range(6):
         if e is None:
             return False
         if isinstance(e, AssertionError):
             return True
-        e = getattr(e, "inner_exception", None) or e.__cause__
+        wrapper, inner = gateway.backend_failure(e)
+        e = inner if wrapper else e.__cause__
     return False
 
 

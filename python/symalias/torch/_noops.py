@@ -94,22 +94,10 @@ class _Hidden:
 
     @property
     def __name__(self) -> str:
-        return f"symalias_kept_{getattr(self.op, '__name__', 'op')}"
+        return f"symalias_kept_{self.op}"
 
     def __repr__(self) -> str:
         return f"kept({self.op!r})"
-
-
-def _tensor_args(node: Any) -> list[Any]:
-    out: list[Any] = []
-    todo = [*node.args, *node.kwargs.values()]
-    while todo:
-        a = todo.pop()
-        if isinstance(a, torch.fx.Node):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            todo.extend(a)
-    return out
 
 
 def _val(node: Any) -> Any:
@@ -136,7 +124,7 @@ class _Graph:
             (self.order[n], a) for n in self.nodes if n.op == "call_function" for a in gateway.fx_written_nodes(n)
         ]
         out = self.nodes[-1]
-        self.outputs = list(_tensor_args(out)) if out.op == "output" else []
+        self.outputs = list(out.all_input_nodes) if out.op == "output" else []
         self.last, self.returned = self._readers()
 
     def _all_lives(self) -> dict[Any, set[Any]]:
@@ -150,9 +138,9 @@ class _Graph:
             here = lives.setdefault(s, {s})
             src = n.args[0] if n.op == "call_function" and n.target is operator.getitem else None
             if n in self.is_candidate:
-                feeds = _tensor_args(n)
+                feeds = n.all_input_nodes
             elif isinstance(src, torch.fx.Node) and src.target in functionalized:
-                feeds = _tensor_args(src)
+                feeds = src.all_input_nodes
             else:
                 continue
             for a in feeds:
@@ -233,7 +221,7 @@ def pinned(graph: Any, is_noop: Callable[[Any], bool]) -> dict[Any, str]:
     g = _Graph(graph, is_noop)
     out: dict[Any, str] = {}
     for n in g.candidates:
-        operands = [a for a in _tensor_args(n) if a is not n]
+        operands = [a for a in n.all_input_nodes if a is not n]
         if any(g.storage[a] == g.storage[n] for a in operands):
             continue  # a view of its operand: removing it moves no read
         why = _written_why(g, n, operands) or _returned_why(g, n, operands)

@@ -32,8 +32,7 @@ def wrap_call_function(orig: Callable[..., Any]) -> Callable[..., Any]:
 
     def call_function(self: Any, target: Any, args: Any, kwargs: Any) -> Any:
         if target is target_op:
-            node = gateway.lowering_node(self)
-            val = node.meta.get("val") if node is not None else None
+            val = gateway.lowering_node(self).meta.get("val")
             if isinstance(val, (int, torch.SymInt)) and not isinstance(val, bool):
                 with lock:
                     stats.offsets_lowered += 1

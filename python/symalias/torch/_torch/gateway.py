@@ -317,9 +317,8 @@ def is_post_grad_noop(node: Any) -> bool:
 
 
 def lowering_node(graph_lowering: Any) -> Any:
-    """The FX node a ``GraphLowering`` is lowering now (``current_node``),
-    or None."""
-    return getattr(graph_lowering, "current_node", None)
+    """The FX node a ``GraphLowering`` is lowering now (``current_node``)."""
+    return graph_lowering.current_node
 
 
 def sym_expr(v: Any) -> Any:

@@ -542,7 +542,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature(
         "storage_offsets",
         "Inductor lowers sym_storage_offset to the node's value, as it does sym_size and sym_stride",
-        (),
+        ("torch._inductor.graph.GraphLowering.current_node",),
     ),
     Feature(
         "input_clones",

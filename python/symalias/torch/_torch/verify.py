@@ -91,8 +91,14 @@ def check() -> Checked:
     """Resolves and checks every name (``HOOKS``, ``PATCHES``, ``LAMBDA``,
     ``READS``). A problem with a name that only a feature needs turns that
     feature off; any other is a ``HookError`` naming each problem."""
-    read_of = {r: f.name for f in FEATURES for r in f.reads}
-    read_of.update({p.name: p.feature for p in PATCHES if p.feature is not None})
+    # a name read by several features turns each of them off
+    read_of: dict[str, list[str]] = {}
+    for f in FEATURES:
+        for r in f.reads:
+            read_of.setdefault(r, []).append(f.name)
+    for patch in PATCHES:
+        if patch.feature is not None:
+            read_of.setdefault(patch.name, []).append(patch.feature)
     core: list[str] = []
     off: dict[str, list[str]] = {}
     owners: dict[Hook, Any] = {}
@@ -103,7 +109,10 @@ def check() -> Checked:
             (off.setdefault(h.feature, []) if h.feature is not None else core).append(p)
     core.append(_signature_problem(resolve(LAMBDA[0]), *LAMBDA) or "")
     for name in missing_reads():
-        (off.setdefault(read_of[name], []) if name in read_of else core).append(f"{name} is missing")
+        for feature in read_of.get(name, []):
+            off.setdefault(feature, []).append(f"{name} is missing")
+        if name not in read_of:
+            core.append(f"{name} is missing")
     post = resolve(f"{RW}.AOTSyntheticBaseWrapper.post_compile")
     if post is not None and "runtime_metadata" not in inspect.signature(post).parameters:
         core.append(f"{RW}.AOTSyntheticBaseWrapper.post_compile takes no runtime_metadata")
