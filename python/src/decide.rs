@@ -211,6 +211,11 @@ fn options(read: &ReadGroup, prove: bool, time_limit_ms: Option<u64>) -> Analyze
     let prove = prove && !read.decls.is_empty();
     let mut opts = AnalyzerOptions {
         prove,
+        // Dynamo pins every input's layout before the frame's check runs:
+        // the proof's own list, as before issue 63.
+        guards: symalias::analysis::GuardOptions {
+            layouts_pinned: true,
+        },
         ..AnalyzerOptions::default()
     };
     if !prove {

@@ -111,7 +111,8 @@ fn time_limit(ms: Option<u64>, default: Duration) -> Duration {
 /// the exact classification at the hints, and for symbolic cases whether it
 /// is proved for all shapes, with the guards that keep it true.
 #[pyfunction]
-#[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None))]
+#[pyo3(signature = (case, *, prove = true, simplify = true, time_limit_ms = None, budget = None, max_listed_pairs = None, layouts_pinned = false))]
+#[allow(clippy::too_many_arguments)]
 fn overlap(
     py: Python<'_>,
     case: &Bound<'_, PyAny>,
@@ -120,8 +121,10 @@ fn overlap(
     time_limit_ms: Option<u64>,
     budget: Option<u64>,
     max_listed_pairs: Option<usize>,
+    layouts_pinned: bool,
 ) -> PyResult<PyOverlapResult> {
-    let opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
+    let mut opts = analyzer_options(prove, simplify, time_limit_ms, budget, max_listed_pairs);
+    opts.guards.layouts_pinned = layouts_pinned;
     let (doc, case) = answer_document(py, case, move |case: OverlapCase| {
         run_overlap_case(&case, &mut Analyzer::new(opts), false).map(|doc| (doc, case))
     })?;

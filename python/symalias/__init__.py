@@ -140,11 +140,18 @@ def overlap(
     simplify: bool = True,
     time_limit_ms: int | None = None,
     max_listed_pairs: int | None = None,
+    layouts_pinned: bool = False,
 ) -> OverlapResult:
     """Which of these views of ONE storage overlap: exact at the hints, then
     (for symbolic layouts) proved or refuted for every allowed shape, with the
     guards that keep the answer true. Raises ``InputError`` on bad input,
     its parts as attributes.
+
+    The guards stand alone: every call ``GuardSet(r)`` passes has this
+    partition and these self-overlaps (fast paths start with the layouts,
+    itemsize included, and the symbols' ranges). A checker that pins every
+    tensor's layout and symbol values itself, as torch's Dynamo does, asks
+    for the lighter list with ``layouts_pinned=True``.
 
     A slice of ``s0`` elements before 4 elements at offset 8: disjoint at
     the hint ``s0 = 6``, not for every ``s0`` up to 16 (refuted: from
@@ -159,7 +166,12 @@ def overlap(
     ... )
     >>> r.overlapping, r.invariant, r.counterexample
     ((), False, {'s0': 9})
-    >>> [g.text for g in r.guards]
+    >>> [g.kind for g in r.guards]
+    ['layout', 'shape', 'storage_overlap', 'layout', 'shape', 'self_overlap']
+    >>> [g.text for g in r.guards[1:3]]
+    ['(2 <= s0) & (s0 <= 8)', "check_overlapping(overlapping=[], non_overlapping=[L['x'], L['y']])"]
+    >>> views = [TensorLayout(["s0"], [1], 0, source="L['x']"), TensorLayout([4], [1], 8, source="L['y']")]
+    >>> [g.text for g in overlap(views, {"s0": x}, layouts_pinned=True).guards]
     ['s0 <= 8', "check_overlapping(overlapping=[], non_overlapping=[L['x'], L['y']])"]
     >>> try:
     ...     overlap([TensorLayout([2, -1], [1, 1])], id="neg")
@@ -181,6 +193,7 @@ def overlap(
         simplify=simplify,
         time_limit_ms=time_limit_ms,
         max_listed_pairs=max_listed_pairs,
+        layouts_pinned=layouts_pinned,
     )
 
 

@@ -260,8 +260,11 @@ def overlap(
     time_limit_ms: int | None = None,
     budget: int | None = None,
     max_listed_pairs: int | None = None,
+    layouts_pinned: bool = False,
 ) -> OverlapResult:
-    """One overlap case (FORMATS.md §3; JSON text or Python objects) -> its result."""
+    """One overlap case (FORMATS.md §3; JSON text or Python objects) -> its result.
+    Its guards stand alone unless ``layouts_pinned`` says the checker pins
+    every tensor's layout and symbol values itself (FORMATS.md §3.1)."""
 
 def analyze(
     program: str | Mapping[str, Any],

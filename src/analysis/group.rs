@@ -8,6 +8,7 @@ use super::report::{Invariance, OverlapReport, PairReport, SelfOverlapReport};
 use super::{Analyzer, AnalyzerOptions, Scope};
 use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
+use crate::guards::plan::{stand_alone, SelfKnown, StandAlone};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
 use crate::overlap::{
@@ -78,6 +79,9 @@ impl Analyzer {
         let deadline = self.options.proof.deadline_from(start);
         let env = simplified_env(&mut scope.pool, &scope.env, self.options.simplify.as_ref());
         let mut report = self.overlap_in(&mut scope.pool, &env, group, start, deadline)?;
+        // (A program's groups get their fast paths from `guards::plan`'s
+        // `group_guards`, from the proof's own list: `overlap_in` alone.)
+        self.finish_guards(&mut scope.pool, &scope.env, group, &mut report);
         report.time_limit_hit |= watch.fired();
         Ok(report)
     }
@@ -210,6 +214,82 @@ impl Analyzer {
         report.elapsed = start.elapsed();
         report.time_limit_hit = watch.fired();
         report
+    }
+
+    /// Makes `report`'s guards stand alone
+    /// ([`crate::guards::plan::stand_alone`]: the members' layouts, itemsize
+    /// included, and the domain in every fast path), unless the options say
+    /// the embedder pins layouts itself ([`super::GuardOptions`]).
+    /// [`Analyzer::overlap`] does this; a caller of the concrete short road
+    /// ([`Analyzer::overlap_views`]) calls it with the group's layouts.
+    pub fn finish_guards(
+        &self,
+        pool: &mut ExprPool,
+        env: &Env,
+        group: &Group,
+        report: &mut OverlapReport,
+    ) {
+        if self.options.guards.layouts_pinned {
+            return;
+        }
+        let layouts: Vec<&Layout> = group.members.iter().map(|m| &m.layout).collect();
+        let symbolic = layouts.iter().any(|l| l.is_symbolic(pool));
+        let domain = if symbolic {
+            super::program::domain_of(pool, env, &layouts)
+        } else {
+            Vec::new()
+        };
+        let bindable = layouts
+            .iter()
+            .flat_map(|l| l.fields())
+            .map(|(_, e)| e)
+            .chain(domain.iter().copied())
+            .all(|e| {
+                pool.symbols_of(e)
+                    .iter()
+                    .all(|&s| env.info(s).is_some_and(|i| i.source.is_some()))
+            });
+        let guarded: Vec<&str> = report
+            .guards
+            .iter()
+            .flat_map(|g| match &g.kind {
+                GuardKind::SelfOverlap {
+                    overlapping,
+                    non_overlapping,
+                } => overlapping
+                    .iter()
+                    .chain(non_overlapping)
+                    .map(String::as_str)
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let claims_all_shapes = self.options.prove || !symbolic;
+        let self_overlap = (0..group.members.len())
+            .map(|k| {
+                let listed = report.self_overlap.iter().find(|r| r.member == k);
+                let overlap = listed.is_some_and(|r| r.overlap);
+                let known = match listed.map(|r| r.proof) {
+                    _ if guarded.contains(&group.members[k].source.as_str()) => SelfKnown::Guarded,
+                    Some(Proof::Proved) | None if claims_all_shapes => SelfKnown::Proved,
+                    _ => SelfKnown::HintOnly,
+                };
+                (overlap, known)
+            })
+            .collect();
+        let facts = StandAlone {
+            id: &group.id,
+            members: group
+                .members
+                .iter()
+                .map(|m| (m.source.clone(), m.layout.clone()))
+                .collect(),
+            domain,
+            overlapping: &report.overlapping,
+            self_overlap,
+            bindable,
+        };
+        report.guards = stand_alone(pool, &facts, std::mem::take(&mut report.guards));
     }
 
     /// Each member's overlap with itself: exact at the hints, proved for all

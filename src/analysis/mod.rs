@@ -96,6 +96,24 @@ pub struct AnalyzerOptions {
     /// Overlapping pairs a group lists before it lists only the pairs that
     /// join two components (the rest are counted in `pairs_left_out`).
     pub max_listed_pairs: usize,
+    /// What the guard lists of overlap reports may take for granted.
+    pub guards: GuardOptions,
+}
+
+/// What an overlap report's guard list may take for granted of the
+/// embedder that checks it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GuardOptions {
+    /// The embedder pins each member's layout (sizes, strides, storage
+    /// offset, itemsize) and the values its symbols are bound from with
+    /// guards of its own, as torch's Dynamo does before symalias's check
+    /// runs: the list then holds only what those leave open (proved answers
+    /// carry no guard; shape guards alone stand in for the exact check).
+    ///
+    /// Off (the default): the list stands alone: every call it passes has
+    /// the report's partition and self-overlaps
+    /// ([`crate::guards::plan::stand_alone`]).
+    pub layouts_pinned: bool,
 }
 
 /// Default of [`AnalyzerOptions::max_intermediate_bases`].
@@ -110,6 +128,7 @@ impl Default for AnalyzerOptions {
             simplify: Some(SimplifyOptions::default()),
             max_intermediate_bases: MAX_INTERMEDIATE_BASES,
             max_listed_pairs: crate::overlap::PAIR_LIST_CAP,
+            guards: GuardOptions::default(),
         }
     }
 }

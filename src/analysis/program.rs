@@ -376,7 +376,7 @@ fn identity_pass(p: &Program, d: &Dedupe) -> Vec<crate::guards::Guard> {
 /// The ranges and assumptions of the symbols in the members' layouts (and
 /// of the symbols those assumptions relate them to, to a fixpoint): the
 /// domain an overlap proof holds in, as a list of conditions.
-fn domain_of(pool: &mut ExprPool, env: &Env, layouts: &[&Layout]) -> Vec<ExprId> {
+pub(crate) fn domain_of(pool: &mut ExprPool, env: &Env, layouts: &[&Layout]) -> Vec<ExprId> {
     let mut names: std::collections::BTreeSet<crate::expr::SymbolId> = Default::default();
     for l in layouts {
         for (_, e) in l.fields() {

@@ -4,7 +4,6 @@ use super::overlap::{file_name, write_svg};
 use super::{input, EXIT_BAD_INPUT};
 use crate::analysis::Analyzer;
 use crate::io::{parse_line, run_program, InputError, ProgramDoc};
-use rayon::prelude::*;
 use std::io::Write;
 
 /// Exit code when a program's result lists errors a compiler would raise.
@@ -45,8 +44,8 @@ pub struct AnalyzeArgs {
 /// Runs `symalias analyze`; returns the exit code (0 ok, 1 some result lists
 /// compiler errors, 2 bad input).
 pub fn run(args: AnalyzeArgs) -> u8 {
-    let bytes = match input::read_bytes(&args.input) {
-        Ok(b) => b,
+    let mut reader = match input::LineReader::open(&args.input) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
@@ -56,43 +55,55 @@ pub fn run(args: AnalyzeArgs) -> u8 {
         eprintln!("error: {e}");
         return EXIT_BAD_INPUT;
     }
-    // One document, or one program per line.
-    let (single, items) = input::documents(&bytes);
-    let answer = |(lineno, item): &(usize, input::Line)| {
+    // One document, or one program per line (streamed).
+    let (single, first) = match input::first_items(&mut reader) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let answer = |(lineno, item): &(usize, input::OwnedLine)| {
         let item = match item {
-            Ok(t) => *t,
+            Ok(t) => t.as_str(),
             Err(why) => return (*lineno, None, Err(input::unreadable(*lineno, why))),
         };
         let parsed = parse_line::<ProgramDoc>(*lineno, item);
         let id = parsed.id.clone();
-        let result = parsed
-            .value
-            .and_then(|p| -> Result<serde_json::Value, InputError> {
-                let mut opts = crate::analysis::AnalyzerOptions {
-                    max_intermediate_bases: args.max_intermediate_bases,
-                    max_listed_pairs: args.max_listed_pairs,
-                    ..Default::default()
-                };
-                opts.proof.time_limit = std::time::Duration::from_millis(args.time_limit_ms);
-                let r = run_program(&p, &mut Analyzer::new(opts))?;
-                if let Some(dir) = &args.svg {
-                    for (storage, svg) in crate::picture::program_svgs(&p, &r)? {
-                        let stem =
-                            format!("{lineno:04}-{}-{}", file_name(&p.id), file_name(&storage));
-                        write_svg(dir, &stem, &svg)?;
+        let result = input::catching(*lineno, || {
+            parsed
+                .value
+                .and_then(|p| -> Result<serde_json::Value, InputError> {
+                    let mut opts = crate::analysis::AnalyzerOptions {
+                        max_intermediate_bases: args.max_intermediate_bases,
+                        max_listed_pairs: args.max_listed_pairs,
+                        ..Default::default()
+                    };
+                    opts.proof.time_limit = std::time::Duration::from_millis(args.time_limit_ms);
+                    let r = run_program(&p, &mut Analyzer::new(opts))?;
+                    if let Some(dir) = &args.svg {
+                        for (storage, svg) in crate::picture::program_svgs(&p, &r)? {
+                            let stem =
+                                format!("{lineno:04}-{}-{}", file_name(&p.id), file_name(&storage));
+                            write_svg(dir, &stem, &svg)?;
+                        }
                     }
-                }
-                Ok(serde_json::to_value(r).expect("serialises"))
-            });
+                    Ok(serde_json::to_value(r).expect("serialises"))
+                })
+        });
         let result = result.map_err(|e| e.at(*lineno, id.as_deref()));
         (*lineno, id, result)
     };
-    let results: Vec<_> = super::parallel(args.jobs, || items.par_iter().map(answer).collect());
+    let workers = super::Workers::new(args.jobs);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let (mut bad, mut with_errors) = (0usize, 0usize);
-    for (lineno, id, result) in results {
-        match result {
+    input::stream(
+        &mut reader,
+        first,
+        &workers,
+        answer,
+        |(lineno, id, result)| match result {
             Ok(v) => {
                 if v["errors"].as_array().is_some_and(|e| !e.is_empty()) {
                     with_errors += 1;
@@ -108,8 +119,8 @@ pub fn run(args: AnalyzeArgs) -> u8 {
                 bad += 1;
                 input::error_line(&mut out, lineno, id, &e);
             }
-        }
-    }
+        },
+    );
     let _ = out.flush();
     if bad > 0 {
         eprintln!("symalias analyze: {bad} program(s) had errors");

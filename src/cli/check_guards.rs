@@ -25,7 +25,7 @@ pub struct CheckGuardsArgs {
 
 fn read_json(path: &str, what: &str) -> Result<serde_json::Value, String> {
     let bytes = input::read_bytes(path)?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{what} {path}: {e}"))
+    crate::io::strict::from_slice(&bytes).map_err(|e| format!("{what} {path}: {e}"))
 }
 
 fn guard_set(path: &str) -> Result<GuardSet, String> {
@@ -59,8 +59,8 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
-    let bytes = match input::read_bytes(&args.call) {
-        Ok(b) => b,
+    let mut reader = match input::LineReader::open(&args.call) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
@@ -68,14 +68,20 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let (single, items) = input::documents(&bytes);
+    let (single, items) = match input::first_items(&mut reader) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
     if items.is_empty() {
         eprintln!("error: call {}: no call (the input is empty)", args.call);
         return EXIT_BAD_INPUT;
     }
     if single {
         let text = items[0].1.as_ref().expect("a single document is text");
-        let doc: serde_json::Value = serde_json::from_str(text).expect("checked by documents");
+        let doc: serde_json::Value = serde_json::from_str(text).expect("checked by first_items");
         let call: Call = match serde_path_to_error::deserialize(&doc) {
             Ok(c) => c,
             Err(e) => {
@@ -104,25 +110,33 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
         };
     }
     let mut worst = 0u8;
-    for (lineno, line) in items {
+    // Calls are cheap: one thread, a chunk of lines at a time.
+    let workers = super::Workers::new(1);
+    let answer = |(lineno, line): &(usize, input::OwnedLine)| {
+        let lineno = *lineno;
         let line = match line {
-            Ok(l) => l,
-            Err(why) => {
-                worst = EXIT_BAD_INPUT;
-                input::error_line(&mut out, lineno, None, &input::unreadable(lineno, &why));
-                continue;
-            }
+            Ok(l) => l.as_str(),
+            Err(why) => return (lineno, Err(input::unreadable(lineno, why))),
         };
         let parsed = parse_line::<Call>(lineno, line);
-        let answer = parsed.value.and_then(|c| {
-            set.check(&c).map_err(|e| InputError {
-                line: Some(lineno),
-                id: None,
-                field: None,
-                message: e.to_string(),
+        let answer = input::catching(lineno, || {
+            parsed.value.and_then(|c| {
+                set.check(&c).map_err(|e| InputError {
+                    line: Some(lineno),
+                    id: None,
+                    field: None,
+                    message: e.to_string(),
+                })
             })
         });
-        match answer {
+        (lineno, answer)
+    };
+    input::stream(
+        &mut reader,
+        items,
+        &workers,
+        answer,
+        |(lineno, answer)| match answer {
             Ok(o) => {
                 worst = worst.max(code(&o));
                 let mut v = serde_json::to_value(OutcomeDoc::from(&o)).expect("serialises");
@@ -133,7 +147,7 @@ pub fn run(args: CheckGuardsArgs) -> u8 {
                 worst = EXIT_BAD_INPUT;
                 input::error_line(&mut out, lineno, None, &e);
             }
-        }
-    }
+        },
+    );
     worst
 }

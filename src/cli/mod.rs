@@ -62,6 +62,7 @@ pub(crate) fn init_logging() {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     init_logging();
+    quiet_panics();
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Analyze(a) => analyze::run(a),
@@ -79,15 +80,57 @@ pub fn main() -> ExitCode {
 /// more than the main thread's 8 MB (address space only until touched).
 const WORKER_STACK: usize = 64 << 20;
 
-/// Runs `f` on a pool of `jobs` worker threads (0: one per core), for the
-/// batch commands; falls back to the calling thread if no pool can be made.
-pub(crate) fn parallel<R: Send>(jobs: usize, f: impl FnOnce() -> R + Send) -> R {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .stack_size(WORKER_STACK)
-        .build();
-    match pool {
-        Ok(pool) => pool.install(f),
-        Err(_) => f(),
+/// Most worker threads a batch starts, whatever `--jobs` asks: more than a
+/// few per core only costs (each has a 64 MB stack reserved; `--jobs 10000`
+/// once took a minute to start on one small case).
+pub(crate) const MAX_JOBS: usize = 256;
+
+/// The worker threads of a batch command, made once and reused for every
+/// chunk of its input.
+pub(crate) struct Workers {
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Workers {
+    /// A pool of `jobs` threads (0: one per core), at most [`MAX_JOBS`] and
+    /// at most four per core; falls back to the calling thread if no pool
+    /// can be made.
+    pub(crate) fn new(jobs: usize) -> Workers {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let jobs = if jobs == 0 { cores } else { jobs };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.min(4 * cores).min(MAX_JOBS))
+            .stack_size(WORKER_STACK)
+            .build()
+            .ok();
+        Workers { pool }
     }
+
+    /// Threads in the pool (1 when running on the calling thread).
+    pub(crate) fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+
+    /// Runs `f` on the pool.
+    pub(crate) fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+}
+
+/// Prints a panic as one line on stderr (the batch answers the line it
+/// happened on with an error line and goes on; no backtrace unless
+/// `RUST_BACKTRACE` asks for one).
+fn quiet_panics() {
+    if std::env::var_os("RUST_BACKTRACE").is_some() {
+        return;
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!("symalias: internal error{at} (a bug; please report the input line)");
+    }));
 }

@@ -5,7 +5,6 @@ use crate::analysis::{Analyzer, AnalyzerOptions};
 use crate::io::{parse_line, run_overlap_case, InputError, OverlapCase};
 use crate::overlap::{ProofOptions, DEFAULT_BUDGET};
 use crate::simplify::SimplifyOptions;
-use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 
 /// Arguments of `symalias overlap`.
@@ -58,6 +57,12 @@ pub struct OverlapArgs {
     /// per case (`<line>-<id>.svg`).
     #[arg(long, value_name = "DIR")]
     pub svg: Option<std::path::PathBuf>,
+    /// The checker of the guards pins each tensor's layout (sizes, strides,
+    /// storage offset, itemsize) and the values symbols are bound from with
+    /// guards of its own, as torch's Dynamo does: emit only what those
+    /// leave open. Without it every result's list stands alone.
+    #[arg(long)]
+    pub layouts_pinned: bool,
 }
 
 /// Writes `case`'s picture into `dir` as `<line>-<id>.svg`.
@@ -102,8 +107,8 @@ pub(super) fn svg_dir(dir: Option<&std::path::Path>) -> Result<(), String> {
 
 /// Runs `symalias overlap`; returns the exit code.
 pub fn run(args: OverlapArgs) -> u8 {
-    let bytes = match input::read_bytes(&args.input) {
-        Ok(b) => b,
+    let mut reader = match input::LineReader::open(&args.input) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
@@ -115,15 +120,13 @@ pub fn run(args: OverlapArgs) -> u8 {
         eprintln!("error: {e}");
         return EXIT_BAD_INPUT;
     }
-    let items = input::lines(&bytes);
-    let cases = items.len();
-    let progress = (std::io::stderr().is_terminal() && cases >= 100).then(|| {
-        let bar = indicatif::ProgressBar::new(cases as u64);
+    // A bar only for a terminal; its length is not known in advance (the
+    // input is streamed), so it counts.
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} cases {elapsed_precise} (eta {eta})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template("{pos} cases {elapsed_precise}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         bar
     });
@@ -140,51 +143,60 @@ pub fn run(args: OverlapArgs) -> u8 {
         },
         simplify: (!args.no_simplify).then(SimplifyOptions::default),
         max_listed_pairs: args.max_listed_pairs,
+        guards: crate::analysis::GuardOptions {
+            layouts_pinned: args.layouts_pinned,
+        },
         ..AnalyzerOptions::default()
     };
     let mut failed = 0usize;
     // Each case is answered on its own (a fresh analyzer per case: no answer
-    // depends on which thread saw which case first), in parallel, and
-    // written in input order.
-    let answer = |(lineno, line): &(usize, input::Line)| {
+    // depends on which thread saw which case first), in parallel, a chunk
+    // of lines at a time, and written in input order.
+    let answer = |(lineno, line): &(usize, input::OwnedLine)| {
         let line = match line {
-            Ok(l) => *l,
+            Ok(l) => l.as_str(),
             Err(why) => return (*lineno, None, Err(input::unreadable(*lineno, why))),
         };
         let parsed = parse_line::<OverlapCase>(*lineno, line);
         let id = parsed.id.clone();
-        let result = parsed
-            .value
-            .and_then(|case| {
+        let result = input::catching(*lineno, || {
+            parsed.value.and_then(|case| {
                 let r = run_overlap_case(&case, &mut Analyzer::new(opts), args.no_timing)?;
                 if let Some(dir) = &args.svg {
                     write_picture(dir, *lineno, &case, &r)?;
                 }
                 Ok(r)
             })
-            .map_err(|e| e.at(*lineno, id.as_deref()));
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
+        })
+        .map_err(|e| e.at(*lineno, id.as_deref()));
         (*lineno, id, result)
     };
-    let results: Vec<_> = super::parallel(args.jobs, || items.par_iter().map(answer).collect());
+    let workers = super::Workers::new(args.jobs);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for (lineno, id, result) in results {
-        match result {
-            Ok(r) => input::write_json(&mut out, &r),
-            Err(err) => {
-                failed += 1;
-                let msg = format!("error: {err}");
-                match &progress {
-                    Some(bar) => bar.println(msg),
-                    None => eprintln!("{msg}"),
-                }
-                input::write_error(&mut out, lineno, id, &err);
+    input::stream(
+        &mut reader,
+        Vec::new(),
+        &workers,
+        answer,
+        |(lineno, id, result)| {
+            if let Some(bar) = &progress {
+                bar.inc(1);
             }
-        }
-    }
+            match result {
+                Ok(r) => input::write_json(&mut out, &r),
+                Err(err) => {
+                    failed += 1;
+                    let msg = format!("error: {err}");
+                    match &progress {
+                        Some(bar) => bar.println(msg),
+                        None => eprintln!("{msg}"),
+                    }
+                    input::write_error(&mut out, lineno, id, &err);
+                }
+            }
+        },
+    );
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }

@@ -6,7 +6,6 @@ use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
 use crate::io::{load_env, load_expr, parse_line, ExprCase, ExprResult};
 use crate::simplify::{simplify, SimplifyOptions};
-use rayon::prelude::*;
 use std::io::Write;
 use std::time::Instant;
 
@@ -96,21 +95,20 @@ impl Mode {
 
 /// Runs `symalias parse` or `symalias simplify`; returns the exit code.
 pub fn run(args: ParseArgs, mode: Mode) -> u8 {
-    let bytes = match input::read_bytes(&args.input) {
-        Ok(b) => b,
+    let mut reader = match input::LineReader::open(&args.input) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_BAD_INPUT;
         }
     };
     let mut failed = 0usize;
-    // Every non-blank line, answered in parallel (each line renders into its
-    // own buffers), written in input order; a line that is not text gets an
-    // error and the others are still answered.
-    let items = input::lines(&bytes);
-    let answer = |(lineno, line): &(usize, input::Line)| {
+    // Every non-blank line, answered in parallel a chunk at a time (each
+    // line renders into its own buffers), written in input order; a line
+    // that is not text gets an error and the others are still answered.
+    let answer = |(lineno, line): &(usize, input::OwnedLine)| {
         let line = match line {
-            Ok(l) => *l,
+            Ok(l) => l.as_str(),
             Err(why) => {
                 // One output line per input line: an error line in JSON
                 // Lines, a blank line in text mode.
@@ -130,24 +128,42 @@ pub fn run(args: ParseArgs, mode: Mode) -> u8 {
             Format::Jsonl => true,
         };
         let (mut out, mut err) = (Vec::new(), String::new());
-        let ok = if json {
-            parse_case(*lineno, line, mode, &mut out, &mut err)
-        } else {
-            parse_text(*lineno, line, mode, &mut out, &mut err)
-        };
-        (ok, out, err)
+        let ok = input::catching(*lineno, || {
+            Ok(if json {
+                parse_case(*lineno, line, mode, &mut out, &mut err)
+            } else {
+                parse_text(*lineno, line, mode, &mut out, &mut err)
+            })
+        });
+        match ok {
+            Ok(ok) => (ok, out, err),
+            Err(e) => {
+                let mut out = Vec::new();
+                if json {
+                    input::write_error(&mut out, *lineno, None, &e);
+                } else {
+                    out.push(b'\n');
+                }
+                (false, out, format!("error: {e}\n"))
+            }
+        }
     };
-    let results: Vec<(bool, Vec<u8>, String)> =
-        super::parallel(args.jobs, || items.par_iter().map(answer).collect());
+    let workers = super::Workers::new(args.jobs);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for (ok, text, err) in results {
-        let _ = out.write_all(&text);
-        if !err.is_empty() {
-            eprint!("{err}");
-        }
-        failed += usize::from(!ok);
-    }
+    input::stream(
+        &mut reader,
+        Vec::new(),
+        &workers,
+        answer,
+        |(ok, text, err): (bool, Vec<u8>, String)| {
+            let _ = out.write_all(&text);
+            if !err.is_empty() {
+                eprint!("{err}");
+            }
+            failed += usize::from(!ok);
+        },
+    );
     let _ = out.flush();
     if failed > 0 {
         eprintln!("symalias {}: {failed} line(s) had errors", mode.name());

@@ -210,7 +210,9 @@ impl Interval {
 
     /// Floor division by a positive divisor interval `[p, q]`, `p >= 1`.
     fn floordiv_pos(self, d: Interval) -> Interval {
-        let p = d.lo.expect("positive part has a lower bound");
+        // The positive part is `>= 1` (an unknown lower bound, from an
+        // overflowing product, is 1: still sound).
+        let p = d.lo.unwrap_or(1).max(1);
         let fd = |x: i128, y: i128| floordiv(x, y).ok();
         let lo = match self.lo {
             None => None,
@@ -248,7 +250,7 @@ impl Interval {
     pub(crate) fn modulo(self, d: Interval) -> Interval {
         let (pos, neg) = d.split_divisor();
         let pos_part = pos.map(|p| {
-            let lo_div = p.lo.expect("positive part has a lower bound");
+            let lo_div = p.lo.unwrap_or(1).max(1);
             if self.is_nonneg() && self.hi.is_some_and(|h| h < lo_div) {
                 // 0 <= x < every divisor: x % y == x.
                 return self;
@@ -266,7 +268,7 @@ impl Interval {
             Interval { lo: Some(0), hi }
         });
         let neg_part = neg.map(|n| {
-            let hi_div = n.hi.expect("negative part has an upper bound");
+            let hi_div = n.hi.unwrap_or(-1).min(-1);
             if self.hi.is_some_and(|h| h <= 0) && self.lo.is_some_and(|l| l > hi_div) {
                 return self;
             }

@@ -52,8 +52,9 @@ pub enum GuardKind {
         expr: ExprId,
     },
     /// The inputs share one storage and have exactly these layouts (expressions
-    /// over the symbols): what an overlap proof and the views regenerated from
-    /// a synthetic base (bug B6) depend on.
+    /// over the symbols, and the itemsize: a float64 view of a float32
+    /// layout's numbers reaches other bytes): what an overlap proof and the
+    /// views regenerated from a synthetic base (bug B6) depend on.
     Layout {
         /// Sources of the members.
         sources: Vec<String>,
@@ -197,11 +198,12 @@ impl GuardKind {
                 let subs = |xs: &[ExprId]| xs.iter().map(|&x| sub(x)).collect::<Vec<_>>();
                 let one = |k: usize| {
                     format!(
-                        "{}: size ({}), stride ({}), offset {}",
+                        "{}: size ({}), stride ({}), offset {}, itemsize {}",
                         sources[k],
                         list(&subs(&layouts[k].sizes)),
                         list(&subs(&layouts[k].strides)),
-                        sub(layouts[k].offset)
+                        sub(layouts[k].offset),
+                        layouts[k].itemsize
                     )
                 };
                 format!(

@@ -333,3 +333,194 @@ fn layout(members: &[&GuardMember]) -> GuardKind {
         layouts: members.iter().map(|m| m.layout.clone()).collect(),
     }
 }
+
+/// What a member's overlap with itself is known to be, for the guards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfKnown {
+    /// Proved for every allowed shape (or exact: a concrete member): holds
+    /// while the member keeps its layout inside the domain.
+    Proved,
+    /// Only at the hints, and not guarded by the report: checked exactly.
+    HintOnly,
+    /// Already in the report's SelfOverlap guard (checked exactly).
+    Guarded,
+}
+
+/// An overlap report as a stand-alone list is built from it: the group's
+/// members as the case states them, the domain the proofs hold in, and the
+/// report's verdicts.
+#[derive(Clone, Debug)]
+pub struct StandAlone<'a> {
+    /// The case's id (for the reasons).
+    pub id: &'a str,
+    /// Per member: its source and its layout as stated.
+    pub members: Vec<(String, Layout)>,
+    /// The ranges and assumptions the proofs hold in (empty: concrete).
+    pub domain: Vec<ExprId>,
+    /// Members (sorted) that overlap some other member.
+    pub overlapping: &'a [usize],
+    /// Per member: overlaps itself at the hints, and what is known.
+    pub self_overlap: Vec<(bool, SelfKnown)>,
+    /// Every symbol of the layouts and the domain has a source, so that a
+    /// call binds it: else no fast path can be checked, and each exact
+    /// guard decides on its own.
+    pub bindable: bool,
+}
+
+/// The guard list of an overlap report made to stand alone: every call it
+/// passes has the report's partition and self-overlaps, with nothing
+/// pinned by the embedder.
+///
+/// A report's own list (`guards`) takes for granted what torch's Dynamo
+/// pins before it runs: each member's sizes, strides, offset and itemsize,
+/// and the values its symbols are bound from. Proved answers then carry no
+/// guard, and shape guards stand in for the exact check. Here every fast
+/// path starts with the members' layouts (itemsize included) and the
+/// domain, so it holds only where the proof does; where it fails, the
+/// exact guard after it decides:
+///
+/// * the partition: `layout, shape(domain ∧ the proof's conditions)` then
+///   the StorageOverlap guard; a partition already checked exactly on
+///   every call stays as it is;
+/// * the self-overlaps proved (or exact): `layout, shape(domain)` then a
+///   SelfOverlap guard; one known only at the hints: a SelfOverlap guard
+///   checked on every call; the report's own SelfOverlap guard, as it is.
+///
+/// ```
+/// use symalias::expr::ExprPool;
+/// use symalias::guards::plan::{stand_alone, SelfKnown, StandAlone};
+/// use symalias::layout::{Layout, View};
+/// let mut pool = ExprPool::new();
+/// let l = |pool: &mut ExprPool, off: i64| Layout::concrete(pool, View::new(&[4], &[1], off).view_ref());
+/// let members = vec![("a".to_string(), l(&mut pool, 0)), ("b".to_string(), l(&mut pool, 8))];
+/// // Concrete, disjoint, neither overlaps itself: the report's list is empty.
+/// let facts = StandAlone { id: "c", members, domain: vec![], overlapping: &[],
+///     self_overlap: vec![(false, SelfKnown::Proved); 2], bindable: true };
+/// let text: Vec<String> = stand_alone(&mut pool, &facts, vec![]).iter().map(|g| g.text(&pool)).collect();
+/// assert_eq!(text, vec![
+///     "same_storage_and_layout(a: size (4), stride (1), offset 0, itemsize 1; b: size (4), stride (1), offset 8, itemsize 1)",
+///     "check_overlapping(overlapping=[], non_overlapping=[a, b])",
+///     "same_storage_and_layout(a: size (4), stride (1), offset 0, itemsize 1; b: size (4), stride (1), offset 8, itemsize 1)",
+///     "check_self_overlap(overlapping=[], non_overlapping=[a, b])",
+/// ]);
+/// ```
+pub fn stand_alone(pool: &mut ExprPool, facts: &StandAlone, guards: Vec<Guard>) -> Vec<Guard> {
+    let (own_self, partition): (Vec<Guard>, Vec<Guard>) = guards
+        .into_iter()
+        .partition(|g| matches!(g.kind, GuardKind::SelfOverlap { .. }));
+    let n = facts.members.len();
+    let layout_of = |ks: &[usize]| GuardKind::Layout {
+        sources: ks.iter().map(|&k| facts.members[k].0.clone()).collect(),
+        layouts: ks.iter().map(|&k| facts.members[k].1.clone()).collect(),
+    };
+    let mut out: Vec<Guard> = Vec::new();
+    // The fast path of a run: the layouts of `ks`, then the domain and
+    // `conds` in one conjunction (bounds merged).
+    let fast = |pool: &mut ExprPool, ks: &[usize], conds: &[ExprId], what: &str| {
+        let mut run = vec![Guard::new(
+            layout_of(ks),
+            format!("{}: fast path for {what}: the layouts it was decided for", facts.id),
+        )
+        .fast()];
+        let all: Vec<ExprId> = facts.domain.iter().chain(conds).copied().collect();
+        if !all.is_empty() {
+            let atoms = compact_shape_guards(pool, &all);
+            let expr = pool.and(&atoms);
+            run.push(
+                Guard::new(
+                    GuardKind::Shape { expr },
+                    format!(
+                        "{}: fast path for {what}: the ranges and assumptions it was proved under{}",
+                        facts.id,
+                        if conds.is_empty() { "" } else { ", and shape conditions that imply it there" }
+                    ),
+                )
+                .fast(),
+            );
+        }
+        run
+    };
+    // The partition.
+    let exact_always = partition.iter().any(|g| matches!(g.kind, GuardKind::StorageOverlap { .. }))
+        && !partition.iter().any(|g| g.fast_path);
+    if n < 2 || exact_always {
+        out.extend(partition);
+    } else {
+        let shapes: Vec<ExprId> = partition
+            .iter()
+            .filter_map(|g| match g.kind {
+                GuardKind::Shape { expr } if g.fast_path => Some(expr),
+                _ => None,
+            })
+            .collect();
+        let closer = partition
+            .into_iter()
+            .find(|g| matches!(g.kind, GuardKind::StorageOverlap { .. }))
+            .unwrap_or_else(|| {
+                let src = |k: &usize| facts.members[*k].0.clone();
+                Guard::new(
+                    GuardKind::StorageOverlap {
+                        overlapping: facts.overlapping.iter().map(src).collect(),
+                        non_overlapping: (0..n)
+                            .filter(|k| facts.overlapping.binary_search(k).is_err())
+                            .map(|k| src(&k))
+                            .collect(),
+                        components: Vec::new(),
+                    },
+                    format!(
+                        "{}: the partition, re-checked exactly when a fast-path guard before it fails",
+                        facts.id
+                    ),
+                )
+            });
+        if facts.bindable {
+            let all: Vec<usize> = (0..n).collect();
+            out.extend(fast(pool, &all, &shapes, "the partition"));
+        }
+        out.push(Guard { fast_path: false, ..closer });
+    }
+    // The self-overlaps.
+    let with = |known: SelfKnown| -> Vec<usize> {
+        (0..n).filter(|&k| facts.self_overlap[k].1 == known).collect()
+    };
+    let self_guard = |ks: &[usize], why: String| {
+        let names = |over: bool| {
+            ks.iter()
+                .filter(|&&k| facts.self_overlap[k].0 == over)
+                .map(|&k| facts.members[k].0.clone())
+                .collect()
+        };
+        Guard::new(
+            GuardKind::SelfOverlap {
+                overlapping: names(true),
+                non_overlapping: names(false),
+            },
+            why,
+        )
+    };
+    let proved = with(SelfKnown::Proved);
+    if !proved.is_empty() {
+        if facts.bindable {
+            out.extend(fast(pool, &proved, &[], "the overlaps of inputs with themselves"));
+        }
+        out.push(self_guard(
+            &proved,
+            format!(
+                "{}: each input's overlap with itself, re-checked exactly when a fast-path guard before it fails",
+                facts.id
+            ),
+        ));
+    }
+    let hint_only = with(SelfKnown::HintOnly);
+    if !hint_only.is_empty() {
+        out.push(self_guard(
+            &hint_only,
+            format!(
+                "{}: overlap of an input with itself known at the hints only: re-checked exactly",
+                facts.id
+            ),
+        ));
+    }
+    out.extend(own_self);
+    out
+}

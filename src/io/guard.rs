@@ -11,7 +11,11 @@ use serde::{Deserialize, Serialize};
 
 /// A guard as JSON: the condition's fields and `reason` side by side,
 /// `{"kind": "duplicate_input", "kept": "L['a']", "dupe": "L['b']", "reason": "…"}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Read strictly: a key given twice, a field the kind does not have, and
+/// `fast_path` on a kind that cannot stand in for an exact guard (only
+/// `shape` and `layout` can) are errors, never silently dropped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GuardDoc {
     /// The condition.
     #[serde(flatten)]
@@ -24,9 +28,42 @@ pub struct GuardDoc {
     pub fast_path: bool,
 }
 
+impl<'de> Deserialize<'de> for GuardDoc {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GuardDoc, D::Error> {
+        use serde::de::Error;
+        let super::strict::Strict(value) = super::strict::Strict::deserialize(d)?;
+        let serde_json::Value::Object(mut map) = value else {
+            return Err(D::Error::custom("a guard is a JSON object"));
+        };
+        let reason = match map.remove("reason") {
+            None | Some(serde_json::Value::Null) => String::new(),
+            Some(serde_json::Value::String(s)) => s,
+            Some(_) => return Err(D::Error::custom("field `reason`: expected a string")),
+        };
+        let fast_path = match map.remove("fast_path") {
+            None | Some(serde_json::Value::Null) => false,
+            Some(serde_json::Value::Bool(b)) => b,
+            Some(_) => return Err(D::Error::custom("field `fast_path`: expected a boolean")),
+        };
+        let kind =
+            GuardKindDoc::deserialize(serde_json::Value::Object(map)).map_err(D::Error::custom)?;
+        if fast_path && !kind.can_be_fast() {
+            return Err(D::Error::custom(format!(
+                "`fast_path` on a `{}` guard: only `shape` and `layout` guards can stand in for the exact guard after them",
+                kind.name()
+            )));
+        }
+        Ok(GuardDoc {
+            kind,
+            reason,
+            fast_path,
+        })
+    }
+}
+
 /// The condition of a [`GuardDoc`] (see [`GuardKind`] for the meaning).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 #[allow(missing_docs)]
 pub enum GuardKindDoc {
     StorageOverlap {
@@ -43,6 +80,7 @@ pub enum GuardKindDoc {
         sizes: Vec<Vec<String>>,
         strides: Vec<Vec<String>>,
         storage_offsets: Vec<String>,
+        itemsizes: Vec<i64>,
     },
     DistinctObjects {
         sources: Vec<String>,
@@ -61,6 +99,29 @@ pub enum GuardKindDoc {
         overlapping: Vec<String>,
         non_overlapping: Vec<String>,
     },
+}
+
+impl GuardKindDoc {
+    /// The kind's name, as the document spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GuardKindDoc::StorageOverlap { .. } => "storage_overlap",
+            GuardKindDoc::Shape { .. } => "shape",
+            GuardKindDoc::Layout { .. } => "layout",
+            GuardKindDoc::DistinctObjects { .. } => "distinct_objects",
+            GuardKindDoc::StoragePartition { .. } => "storage_partition",
+            GuardKindDoc::DuplicateInput { .. } => "duplicate_input",
+            GuardKindDoc::SelfOverlap { .. } => "self_overlap",
+        }
+    }
+
+    /// Whether a guard of this kind may be marked `fast_path`.
+    pub fn can_be_fast(&self) -> bool {
+        matches!(
+            self,
+            GuardKindDoc::Shape { .. } | GuardKindDoc::Layout { .. }
+        )
+    }
 }
 
 impl GuardDoc {
@@ -84,6 +145,7 @@ impl GuardDoc {
                 sizes: layouts.iter().map(|l| texts(&l.sizes)).collect(),
                 strides: layouts.iter().map(|l| texts(&l.strides)).collect(),
                 storage_offsets: layouts.iter().map(|l| text(l.offset)).collect(),
+                itemsizes: layouts.iter().map(|l| l.itemsize).collect(),
             },
             GuardKind::DistinctObjects { sources, others } => GuardKindDoc::DistinctObjects {
                 sources: sources.clone(),
@@ -145,16 +207,21 @@ pub fn load_guards(pool: &mut ExprPool, docs: &[GuardDoc]) -> Result<Vec<Guard>,
                     sizes,
                     strides,
                     storage_offsets,
+                    itemsizes,
                 } => {
-                    let k = sources.len();
-                    if sizes.len() != k || strides.len() != k || storage_offsets.len() != k {
+                    let n = sources.len();
+                    if sizes.len() != n
+                        || strides.len() != n
+                        || storage_offsets.len() != n
+                        || itemsizes.len() != n
+                    {
                         return Err(InputError::field(
                             format!("guards[{k}]"),
-                            "sources, sizes, strides and storage_offsets differ in length",
+                            "sources, sizes, strides, storage_offsets and itemsizes differ in length",
                         ));
                     }
-                    let mut layouts = Vec::with_capacity(k);
-                    for j in 0..k {
+                    let mut layouts = Vec::with_capacity(n);
+                    for j in 0..n {
                         let mut list = |name: &str, xs: &[String]| {
                             xs.iter()
                                 .enumerate()
@@ -164,11 +231,24 @@ pub fn load_guards(pool: &mut ExprPool, docs: &[GuardDoc]) -> Result<Vec<Guard>,
                         let sizes = list("sizes", &sizes[j])?;
                         let strides = list("strides", &strides[j])?;
                         let offset = expr(format!("storage_offsets[{j}]"), &storage_offsets[j])?;
+                        if sizes.len() != strides.len() {
+                            return Err(InputError::field(
+                                format!("guards[{k}].strides[{j}]"),
+                                format!("{} strides for {} sizes", strides.len(), sizes.len()),
+                            ));
+                        }
+                        let itemsize = itemsizes[j];
+                        if itemsize < 1 {
+                            return Err(InputError::field(
+                                format!("guards[{k}].itemsizes[{j}]"),
+                                format!("itemsize must be at least 1, found {itemsize}"),
+                            ));
+                        }
                         layouts.push(Layout {
                             sizes,
                             strides,
                             offset,
-                            itemsize: crate::layout::DEFAULT_ITEMSIZE,
+                            itemsize,
                         });
                     }
                     GuardKind::Layout {

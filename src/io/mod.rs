@@ -13,6 +13,7 @@ mod jsonl;
 mod load;
 mod overlap_case;
 mod program_doc;
+pub mod strict;
 mod types;
 
 #[cfg(feature = "cli")]

@@ -65,7 +65,22 @@ pub fn analyze_views(
     check_itemsizes(views)?;
     if let Some(concrete) = concrete_views(views)? {
         let source = |i: usize| views[i].0.to_string();
-        return Ok(analyzer.overlap_views(id, &concrete, &source));
+        let mut report = analyzer.overlap_views(id, &concrete, &source);
+        if !analyzer.options().guards.layouts_pinned {
+            let group = Group {
+                id: id.to_string(),
+                members: concrete
+                    .iter()
+                    .zip(views)
+                    .map(|(v, (source, _))| Member {
+                        source: source.to_string(),
+                        layout: crate::layout::Layout::concrete(&mut scope.pool, v.view_ref()),
+                    })
+                    .collect(),
+            };
+            analyzer.finish_guards(&mut scope.pool, &scope.env, &group, &mut report);
+        }
+        return Ok(report);
     }
     let group = group_of(scope, id, views)?;
     analyzer

@@ -369,9 +369,10 @@ fn lines(out: &mut String, mut y: f64, x: f64, items: &[String]) -> f64 {
     y
 }
 
-/// A guard on one line.
+/// A guard on one line (at most [`GUARD_LINE`] characters: the picture's
+/// width holds no more).
 fn guard_line(g: &GuardDoc) -> String {
-    match &g.kind {
+    let line = match &g.kind {
         GuardKindDoc::Shape { expr } => format!("shape: {expr}"),
         GuardKindDoc::StorageOverlap {
             overlapping,
@@ -382,9 +383,33 @@ fn guard_line(g: &GuardDoc) -> String {
             overlapping.join(", "),
             non_overlapping.join(", ")
         ),
+        GuardKindDoc::SelfOverlap {
+            overlapping,
+            non_overlapping,
+        } => format!(
+            "self overlap: overlapping [{}], not [{}]",
+            overlapping.join(", "),
+            non_overlapping.join(", ")
+        ),
+        GuardKindDoc::Layout { sources, .. } => {
+            format!("layouts as decided: {}", sources.join(", "))
+        }
         kind => serde_json::to_string(kind).unwrap_or_default(),
+    };
+    let line = if g.fast_path {
+        format!("{line} (fast path)")
+    } else {
+        line
+    };
+    if line.chars().count() <= GUARD_LINE {
+        return line;
     }
+    let head: String = line.chars().take(GUARD_LINE - 1).collect();
+    format!("{head}…")
 }
+
+/// Characters of one guard's line.
+const GUARD_LINE: usize = 110;
 
 #[cfg(test)]
 mod tests {

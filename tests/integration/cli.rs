@@ -180,7 +180,32 @@ fn overlap_batch_reports_bad_cases_and_continues() {
     // A symbolic case: proved for all shapes (s0 >= 2: [0, s0) and [s0, 2*s0) never meet).
     assert_eq!(lines[8]["overlapping"], serde_json::json!([]));
     assert_eq!(lines[8]["invariant"], true);
-    assert_eq!(lines[8]["guards"], serde_json::json!([]));
+    // Its list stands alone: fast paths (the layouts and the domain) before
+    // the exact guards they stand in for; an embedder that pins layouts
+    // itself gets no guard at all.
+    let kinds: Vec<(&str, bool)> = lines[8]["guards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["kind"].as_str().unwrap(), g["fast_path"] == true))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("layout", true),
+            ("shape", true),
+            ("storage_overlap", false),
+            ("layout", true),
+            ("shape", true),
+            ("self_overlap", false)
+        ]
+    );
+    let pinned = run(
+        &["overlap", "--layouts-pinned", "-"],
+        input.lines().last().unwrap(),
+    );
+    let v: serde_json::Value = serde_json::from_str(text(&pinned.stdout).trim()).unwrap();
+    assert_eq!(v["guards"], serde_json::json!([]));
     // Without proofs it is answered at the hints, with the StorageOverlap guard.
     let hint_only = run(
         &["overlap", "--no-prove", "-"],
@@ -384,7 +409,7 @@ fn every_kind_of_guard() -> (String, Vec<(serde_json::Value, i32, &'static str)>
             {"kind": "distinct_objects", "sources": ["L['c']"], "others": ["L['e']"]},
             {"kind": "storage_partition", "groups": [["L['c']", "L['d']", "L['e']"]], "others": ["L['a']"]},
             {"kind": "shape", "expr": "10 <= s0"},
-            {"kind": "layout", "sources": ["L['c']"], "sizes": [["5"]], "strides": [["1"]], "storage_offsets": ["0"]},
+            {"kind": "layout", "sources": ["L['c']"], "sizes": [["5"]], "strides": [["1"]], "storage_offsets": ["0"], "itemsizes": [1]},
             {"kind": "shape", "expr": "s0 <= 30", "fast_path": true},
             {"kind": "storage_overlap", "overlapping": ["L['c']", "L['d']"], "non_overlapping": ["L['e']"]}
         ],
@@ -422,7 +447,7 @@ fn every_kind_of_guard() -> (String, Vec<(serde_json::Value, i32, &'static str)>
         (
             call("a", "A", "e", "S", 20, 1, 4),
             1,
-            "same_storage_and_layout(L['c']: size (5), stride (1), offset 0)",
+            "same_storage_and_layout(L['c']: size (5), stride (1), offset 0, itemsize 1)",
         ),
         // The fast path fails, the StorageOverlap guard after it holds: pass.
         (call("a", "A", "e", "S", 40, 0, 4), 0, ""),

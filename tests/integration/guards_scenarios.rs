@@ -11,7 +11,7 @@ use symalias::io::{parse_line, run_overlap_case, OverlapCase, OverlapResult};
 
 fn run(case: serde_json::Value) -> OverlapResult {
     let c: OverlapCase = parse_line(1, &case.to_string()).value.unwrap();
-    run_overlap_case(&c, &mut Analyzer::default(), false).unwrap()
+    run_overlap_case(&c, &mut Analyzer::new(crate::common::pinned()), false).unwrap()
 }
 
 fn holds(guard: &str, at: &[(&str, i64)]) -> bool {

@@ -142,6 +142,21 @@ fn harness(
         };
         let mut guards: Vec<Guard> = serde_json::from_value(compiled["guards"].clone()).unwrap();
         guards.retain(|g| Some(kind_of(g).as_str()) != without);
+        // A fast path whose exact guard was left out now binds on its own
+        // (a list must not end a run of fast paths without its exact guard).
+        let mut k = guards.len();
+        let mut closed = false;
+        while k > 0 {
+            k -= 1;
+            if guards[k].fast_path {
+                guards[k].fast_path = closed;
+            } else {
+                closed = matches!(
+                    kind_of(&guards[k]).as_str(),
+                    "storage_overlap" | "self_overlap"
+                );
+            }
+        }
         let symbols: BTreeMap<String, String> =
             serde_json::from_value(compiled["symbols"].clone()).unwrap();
         let set = prepare_guards(&guards, &symbols).unwrap();

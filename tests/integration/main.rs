@@ -15,6 +15,7 @@ mod golden;
 mod guards_bugs;
 mod guards_scenarios;
 mod guards_soundness;
+mod guards_standalone;
 mod internal_props;
 mod layers;
 mod overlap_corpus;

@@ -5,7 +5,7 @@
 use crate::common::corpus;
 use crate::common::views::{brute_group, covers};
 use std::process::Command;
-use symalias::analysis::{Analyzer, AnalyzerOptions};
+use symalias::analysis::Analyzer;
 use symalias::io::{
     load_env, load_expr, parse_line, run_overlap_case, ExprField, OverlapCase, OverlapResult,
 };
@@ -240,7 +240,7 @@ fn check_case(i: usize, input: &str, result: &str, t: &mut Tally) {
 fn cli_answers_every_corpus_case_exactly() {
     let path = corpus("overlap_dev.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_symalias"))
-        .arg("overlap")
+        .args(["overlap", "--layouts-pinned"])
         .arg(&path)
         .output()
         .unwrap();
@@ -294,7 +294,7 @@ fn library_runs_are_deterministic() {
     let text = std::fs::read_to_string(corpus("overlap_dev.jsonl")).unwrap();
     for (i, line) in text.lines().enumerate().take(200) {
         let case: OverlapCase = parse_line(i + 1, line).value.unwrap();
-        let opts = AnalyzerOptions::default();
+        let opts = crate::common::pinned();
         let mut a = run_overlap_case(&case, &mut Analyzer::new(opts), false).unwrap();
         let mut b = run_overlap_case(&case, &mut Analyzer::new(opts), false).unwrap();
         a.micros = 0;
@@ -341,8 +341,8 @@ fn a_spent_time_limit_asks_z3_nothing_and_stays_sound() {
         if symbolic > 60 {
             break;
         }
-        let full = AnalyzerOptions::default();
-        let mut none = AnalyzerOptions::default();
+        let full = crate::common::pinned();
+        let mut none = crate::common::pinned();
         none.proof.time_limit = std::time::Duration::ZERO;
         let a = run_overlap_case(&case, &mut Analyzer::new(full), false).unwrap();
         let mut fresh = Analyzer::new(none);

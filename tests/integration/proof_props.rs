@@ -141,7 +141,7 @@ proptest! {
     fn proofs_counterexamples_and_guards_hold_on_the_whole_domain((syms, case) in case()) {
         let text = case.to_string();
         let parsed: OverlapCase = parse_line(1, &text).value.unwrap();
-        let r: OverlapResult = run_overlap_case(&parsed, &mut Analyzer::default(), false).unwrap();
+        let r: OverlapResult = run_overlap_case(&parsed, &mut Analyzer::new(crate::common::pinned()), false).unwrap();
         let classify = |at: &[i64]| brute_group(&views_at(&case, at)).1;
         let domain = assignments(&syms);
         match r.invariant {
@@ -197,7 +197,7 @@ proptest! {
             Disjointness::OverlapsAtHints => prop_assert!(!classify(&hint).is_empty(), "no overlap at the hints: {}", text),
             Disjointness::Unknown => prop_assert!(classify(&hint).is_empty(), "an overlap at the hints answered Unknown: {}", text),
         }
-        let full = run_overlap_case(&parsed, &mut Analyzer::default(), false).unwrap();
+        let full = run_overlap_case(&parsed, &mut Analyzer::new(crate::common::pinned()), false).unwrap();
         if full.invariant == Some(true) && full.overlapping.is_empty() {
             prop_assert_eq!(answer, Disjointness::Proved, "the full proof shows them disjoint: {}", text);
         }

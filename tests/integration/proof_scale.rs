@@ -26,7 +26,7 @@ fn with_limit(ms: u64) -> AnalyzerOptions {
             time_limit: Duration::from_millis(ms),
             ..ProofOptions::default()
         },
-        ..AnalyzerOptions::default()
+        ..crate::common::pinned()
     }
 }
 
@@ -43,7 +43,12 @@ fn every_case_the_reference_proves_is_proved() {
     let (mut proved, mut missed, mut false_claims) = (0, Vec::new(), Vec::new());
     for r in corpus_lines("overlap_dev_reference_proofs.jsonl") {
         let id = r["id"].as_str().unwrap();
-        let res = run_overlap_case(&cases[id], &mut Analyzer::default(), false).unwrap();
+        let res = run_overlap_case(
+            &cases[id],
+            &mut Analyzer::new(crate::common::pinned()),
+            false,
+        )
+        .unwrap();
         match r["reference"].as_str().unwrap() {
             "proved" if res.invariant == Some(true) => proved += 1,
             "proved" => missed.push(id.to_string()),
@@ -222,7 +227,12 @@ fn shape_guards(r: &OverlapResult) -> Vec<&str> {
 #[test]
 fn a_chain_of_views_gets_one_guard_per_link() {
     for n in [100usize, 1000, 10_000] {
-        let r = run_overlap_case(&stress_case(n), &mut Analyzer::default(), false).unwrap();
+        let r = run_overlap_case(
+            &stress_case(n),
+            &mut Analyzer::new(crate::common::pinned()),
+            false,
+        )
+        .unwrap();
         assert_eq!(r.invariant, Some(false), "n = {n}: offsets are independent");
         assert!(r.overlapping.is_empty());
         let shapes = shape_guards(&r);
@@ -242,7 +252,7 @@ fn chain_guards_imply_the_partition_on_random_calls() {
     // draws include calls where the guards fail.
     let n = 200;
     let case = stress_case(n);
-    let r = run_overlap_case(&case, &mut Analyzer::default(), false).unwrap();
+    let r = run_overlap_case(&case, &mut Analyzer::new(crate::common::pinned()), false).unwrap();
     let mut pool = ExprPool::new();
     let guards: Vec<_> = shape_guards(&r)
         .into_iter()

@@ -241,7 +241,7 @@ fn complete_and_never_wrong(suite: &Suite) {
         })
         .collect();
     let limit = crate::common::env_count("SYMALIAS_GEN_CASES", CASES);
-    let mut analyzer = Analyzer::default();
+    let mut analyzer = Analyzer::new(crate::common::pinned());
     let mut table: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut families: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
     let (mut missing, mut failures) = (Vec::new(), Vec::new());
@@ -321,7 +321,7 @@ proptest! {
             if classify(&case, &hints).is_none() {
                 continue;
             }
-            let r = answer(&case, &mut Analyzer::default());
+            let r = answer(&case, &mut Analyzer::new(crate::common::pinned()));
             if let Err(e) = check_claim(&syms, &case, &r) {
                 prop_assert!(false, "{}", e);
             }
@@ -345,7 +345,7 @@ fn divisibility_case(k: i64, max: Option<i64>) -> serde_json::Value {
 
 #[test]
 fn disjoint_for_every_shape_by_divisibility() {
-    let mut analyzer = Analyzer::default();
+    let mut analyzer = Analyzer::new(crate::common::pinned());
     // s0 ∣ 3 only at s0 = 3, where the second view starts past the first's
     // end (3*3 + 3 = 12 > (3 - 1)*3): disjoint everywhere.
     for max in [Some(16), None] {

@@ -38,7 +38,16 @@ def test_b0_overlap_is_found_with_a_real_witness():
     b = TensorLayout(sizes=[4, 4], strides=[9, 1], storage_offset=9, source="L['b']")
     r = symalias.overlap([a, b])
     assert r.overlapping == (0, 1)
-    assert r.invariant is True and r.guards == ()
+    # Proved: the list is only fast paths before the exact guards (it stands
+    # alone); a checker that pins layouts itself needs none.
+    assert r.invariant is True
+    assert [g.kind for g in r.guards] == [
+        "layout",
+        "storage_overlap",
+        "layout",
+        "self_overlap",
+    ]
+    assert symalias.overlap([a, b], layouts_pinned=True).guards == ()
     (pair,) = r.pairs
     w = pair.witness
     assert w is not None
@@ -60,7 +69,7 @@ def test_symbolic_column_split_is_proved_disjoint():
     s = {"s0": Symbol(hint=4, min=2, source="L['x'].size()[0]")}
     a = TensorLayout(sizes=["s0", 4], strides=[8, 1], storage_offset=0, itemsize=4)
     b = TensorLayout(sizes=["s0", 4], strides=[8, 1], storage_offset=4, itemsize=4)
-    r = symalias.overlap([a, b], s)
+    r = symalias.overlap([a, b], s, layouts_pinned=True)
     assert r.overlapping == () and r.non_overlapping == (0, 1)
     assert r.invariant is True
     assert r.guards == ()

@@ -268,7 +268,7 @@ def test_a_huge_view_is_drawn_by_its_extent_and_says_so() -> None:
 
 
 def test_a_result_read_from_a_document_has_no_picture() -> None:
-    r = s.overlap([TensorLayout([4], [1], 0)])
+    r = s.overlap([TensorLayout([4], [1], 0)], layouts_pinned=True)
     assert r.svg() is not None
     gs = s.GuardSet(r)
     assert len(gs) == 0

@@ -36,7 +36,8 @@ impl GuardSet {
                 sizes,
                 strides,
                 offsets,
-            } => self.layout(b, members, sizes, strides, offsets),
+                itemsizes,
+            } => self.layout(b, members, sizes, strides, offsets, itemsizes),
             Prepared::StorageOverlap {
                 members,
                 overlapping,
@@ -174,6 +175,7 @@ impl GuardSet {
         sizes: &[Vec<Expr>],
         strides: &[Vec<Expr>],
         offsets: &[Expr],
+        itemsizes: &[i64],
     ) -> Result<Option<String>, CheckError> {
         let ts = match one_storage(members, b)? {
             Ok(ts) => ts,
@@ -181,6 +183,12 @@ impl GuardSet {
         };
         for (j, t) in ts.iter().map(|t| &t.view).enumerate() {
             let who = self.name(members[j]);
+            if t.itemsize != itemsizes[j] {
+                return Ok(Some(format!(
+                    "{who} has itemsize {}, compiled for {}",
+                    t.itemsize, itemsizes[j]
+                )));
+            }
             if t.sizes.len() != sizes[j].len() {
                 return Ok(Some(format!(
                     "{who} has rank {}, compiled for {}",

@@ -22,7 +22,7 @@ mod prepare;
 
 pub use call::{Call, CallInput, CallTensor};
 
-use super::model::Guard;
+use super::model::{Guard, GuardKind};
 use crate::expr::{EvalError, ExprPool, SymbolId, Value};
 use crate::layout::ViewError;
 use call::Bound;
@@ -133,6 +133,13 @@ pub enum GuardProblem {
     /// A layout's sizes and strides differ in number.
     #[error("sizes and strides differ in length")]
     LayoutRank,
+    /// `fast_path` on a kind that cannot stand in for an exact guard.
+    #[error("only shape and layout guards can be marked fast_path")]
+    NotAFastPath,
+    /// A run of fast-path guards not followed by the exact guard it stands
+    /// in for (a StorageOverlap or SelfOverlap guard).
+    #[error("fast-path guards must be followed by the storage_overlap or self_overlap guard they stand in for")]
+    FastPathNotClosed,
 }
 
 /// A guard list prepared for checking many calls.
@@ -215,6 +222,7 @@ impl GuardSet {
             sources: Vec::new(),
             index: HashMap::new(),
         };
+        check_runs(guards)?;
         let prepared = guards
             .iter()
             .map(|g| b.prepare(&g.kind))
@@ -263,7 +271,7 @@ impl GuardSet {
                 }
                 continue;
             }
-            let closes_run = run && matches!(p, Prepared::StorageOverlap { .. });
+            let closes_run = run && closes(&self.guards[i].kind);
             if closes_run && fast_failed.is_none() {
                 // Implied by the fast path: no sweep.
                 run = false;
@@ -357,6 +365,50 @@ impl GuardSet {
         }
         at.sort();
         Ok(at.join(", "))
+    }
+}
+
+/// Whether a guard of this kind closes a run of fast-path guards (is the
+/// exact guard they stand in for).
+fn closes(kind: &GuardKind) -> bool {
+    matches!(
+        kind,
+        GuardKind::StorageOverlap { .. } | GuardKind::SelfOverlap { .. }
+    )
+}
+
+/// Every fast-path guard is of a kind that can be one (shape, layout), and
+/// every run of them is followed at once by the exact guard it stands in
+/// for: a list that would let a fast path pass a call unchecked, or bind
+/// where its author meant a fallback, is refused when prepared.
+fn check_runs(guards: &[Guard]) -> Result<(), CheckError> {
+    let mut open: Option<usize> = None;
+    for (i, g) in guards.iter().enumerate() {
+        if g.fast_path {
+            if !matches!(g.kind, GuardKind::Shape { .. } | GuardKind::Layout { .. }) {
+                return Err(CheckError::BadGuard {
+                    guard: format!("guards[{i}]"),
+                    problem: GuardProblem::NotAFastPath,
+                });
+            }
+            open.get_or_insert(i);
+            continue;
+        }
+        if let Some(first) = open.take() {
+            if !closes(&g.kind) {
+                return Err(CheckError::BadGuard {
+                    guard: format!("guards[{first}]"),
+                    problem: GuardProblem::FastPathNotClosed,
+                });
+            }
+        }
+    }
+    match open {
+        Some(first) => Err(CheckError::BadGuard {
+            guard: format!("guards[{first}]"),
+            problem: GuardProblem::FastPathNotClosed,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -76,6 +76,7 @@ pub(super) enum Prepared {
         sizes: Vec<Vec<Expr>>,
         strides: Vec<Vec<Expr>>,
         offsets: Vec<Expr>,
+        itemsizes: Vec<i64>,
     },
     DistinctObjects {
         sources: Vec<usize>,
@@ -204,6 +205,7 @@ impl Builder<'_> {
                         .iter()
                         .map(|l| self.expr(l.offset))
                         .collect::<Result<_, _>>()?,
+                    itemsizes: layouts.iter().map(|l| l.itemsize).collect(),
                 }
             }
             GuardKind::DistinctObjects { sources, others } => Prepared::DistinctObjects {

@@ -164,6 +164,21 @@ const LOCAL_SAMPLED_LINKS: usize = 3;
 pub(crate) const REFUTED_LISTED: usize = 64;
 
 /// A small deterministic generator (xorshift64) starting from `seed`.
+/// A value of `[lo, hi]` (`lo <= hi`) from the random word `r`: uniform up
+/// to the modulo bias, in 128-bit arithmetic so that no span overflows
+/// (a symbol's range may be all of `i64`).
+pub(super) fn pick(lo: i64, hi: i64, r: u64) -> i64 {
+    let span = (hi as i128 - lo as i128 + 1) as u128;
+    // `span` is at least 1 and at most 2^64: the sum stays in `[lo, hi]`.
+    (lo as i128 + (r as u128 % span) as i128) as i64
+}
+
+/// A range bound (128-bit, as the environment keeps it) as an `i64`,
+/// clamped (a range wider than `i64` samples its `i64` part).
+pub(super) fn clamp64(v: i128) -> i64 {
+    v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
 fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
     move || {
         seed ^= seed << 13;

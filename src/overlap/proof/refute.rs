@@ -24,10 +24,13 @@ pub(super) fn allowed_at(
 pub(super) fn sample_range(env: &Env, s: SymbolId) -> (i64, i64) {
     let hint = env.hint(s).unwrap_or(0);
     let r = env.range(s);
-    let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
+    let lo = r.lo.map_or(hint.saturating_sub(16), super::clamp64);
     let hi =
-        r.hi.map_or(hint.saturating_mul(4).max(lo + 16), |h| h as i64)
-            .max(lo);
+        r.hi.map_or(
+            hint.saturating_mul(4).max(lo.saturating_add(16)),
+            super::clamp64,
+        )
+        .max(lo);
     (lo, hi)
 }
 
@@ -47,7 +50,7 @@ pub(super) fn sample_at(
                 0 => lo,
                 1 => lo.saturating_add(1).min(hi),
                 2 => hi,
-                _ => lo + (next() % ((hi - lo) as u64 + 1)) as i64,
+                _ => super::pick(lo, hi, next()),
             };
             (s, v)
         })

@@ -138,11 +138,14 @@ impl Prover<'_, '_> {
                 .map(|&s| {
                     let hint = hints.get(&s).copied().unwrap_or(0);
                     let r = self.env.range(s);
-                    let lo = r.lo.map_or(hint.saturating_sub(16), |l| l as i64);
+                    let lo = r.lo.map_or(hint.saturating_sub(16), super::clamp64);
                     let hi =
-                        r.hi.map_or(hint.saturating_mul(3).max(lo + 16), |h| h as i64)
-                            .max(lo);
-                    (s, lo + (next() % ((hi - lo) as u64 + 1)) as i64)
+                        r.hi.map_or(
+                            hint.saturating_mul(3).max(lo.saturating_add(16)),
+                            super::clamp64,
+                        )
+                        .max(lo);
+                    (s, super::pick(lo, hi, next()))
                 })
                 .collect();
             if self.allowed(&cx) {

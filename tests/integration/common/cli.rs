@@ -44,11 +44,16 @@ fn run_command(mut cmd: Command, stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run symalias");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    // The command streams: it answers a chunk of lines before it has read
+    // the rest, so the input is written from a thread of its own while the
+    // output is read (writing it all first would fill the output pipe).
+    let mut input = child.stdin.take().unwrap();
+    let text = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        // A command that stops reading early closes the pipe: not an error here.
+        let _ = input.write_all(text.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
 }

@@ -44,6 +44,18 @@ pub fn env_count<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// Analyzer options of an embedder that pins layouts itself (torch): the
+/// proof's own guard list, which the tests of proofs and their shape
+/// guards read (the default list stands alone: `guards_standalone`).
+pub fn pinned() -> symalias::analysis::AnalyzerOptions {
+    symalias::analysis::AnalyzerOptions {
+        guards: symalias::analysis::GuardOptions {
+            layouts_pinned: true,
+        },
+        ..Default::default()
+    }
+}
+
 /// SplitMix64: small, deterministic, good enough for test inputs.
 pub struct Rng(pub u64);
 
