@@ -54,7 +54,7 @@ def check_pair(pair: hp.Pair) -> tuple[bool, bool]:
 def test_numpys_documented_instance_is_exactly_disjoint():
     result = symalias.overlap(hp.tensors(hp.NUMPY_CASE), id="numpy")
     assert not result.overlapping and not result.pairs
-    assert all(g.kind in ('layout', 'storage_overlap', 'self_overlap') for g in result.guards)
+    assert all(g.kind in ("layout", "storage_overlap", "self_overlap") for g in result.guards)
     # The search alone leaves it open: the exact stage decided it.
     searched = symalias.overlap(hp.tensors(hp.NUMPY_CASE), id="numpy", time_limit_ms=0)
     assert [p.proof for p in searched.pairs] == ["unknown"]
