@@ -51,6 +51,11 @@ typedef enum SymaliasAnswer {
   SYMALIAS_UNKNOWN = 2,
 } SymaliasAnswer;
 
+// A later call, to check a result's guards on (FORMATS §6): its inputs
+// by source, each a concrete tensor (object and storage identities, its
+// layout) or an integer value.
+typedef struct SymaliasCall SymaliasCall;
+
 // A case under construction: symbols, assumptions, views (typed fields:
 // no document is written or parsed).
 typedef struct SymaliasCase SymaliasCase;
@@ -183,6 +188,44 @@ enum SymaliasStatus symalias_subset_conflict(const struct SymaliasCase *env,
                                              const struct SymaliasSubset *read,
                                              uint64_t time_limit_ms,
                                              enum SymaliasAnswer *out);
+
+// A new, empty call (free with `symalias_call_free`).
+struct SymaliasCall *symalias_call_new(void);
+
+// Frees a call (null: nothing).
+void symalias_call_free(struct SymaliasCall *call);
+
+// Adds a tensor input at `source`: `object` and `storage` name its
+// identities (equal strings: the same object, the same storage), `rank`
+// sizes and strides in elements, its storage offset in elements and its
+// itemsize in bytes. Checked when the call is: a negative field is an
+// input error then.
+enum SymaliasStatus symalias_call_add_tensor(struct SymaliasCall *call,
+                                             const char *source,
+                                             const char *object,
+                                             const char *storage,
+                                             size_t rank,
+                                             const int64_t *sizes,
+                                             const int64_t *strides,
+                                             int64_t storage_offset,
+                                             int64_t itemsize);
+
+// Adds an integer input at `source` (what a plain source such as `L['k']`
+// binds a symbol to).
+enum SymaliasStatus symalias_call_add_value(struct SymaliasCall *call,
+                                            const char *source,
+                                            int64_t value);
+
+// Checks the result's guards on `call`: `*passed` is 1 when every guard
+// holds (the call's views overlap as the result says), else 0 with
+// `*failed` the index of the first failing guard (read it with
+// `symalias_result_guard`). The list stands alone: it pins the views'
+// layouts itself. A call that does not fit the guards (a source missing,
+// a negative size) is `SYMALIAS_INPUT_ERROR`, never a pass.
+enum SymaliasStatus symalias_result_check(const struct SymaliasResult *result,
+                                          const struct SymaliasCall *call,
+                                          int32_t *passed,
+                                          size_t *failed);
 
 #ifdef __cplusplus
 }  // extern "C"

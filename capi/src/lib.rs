@@ -31,9 +31,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::collections::BTreeMap;
 
 use symalias::analysis::{Analyzer, AnalyzerOptions, OverlapReport};
+use symalias::guards::check::{Call, CallTensor, GuardSet};
 use symalias::io::{
     analyze_views, check_text_total, guard_json, load_env, text_bytes, ExprField, SymbolSpec,
 };
+use symalias::layout::View;
 
 /// The outcome of a call.
 #[repr(C)]
@@ -96,6 +98,8 @@ pub struct SymaliasResult {
     /// The number of views.
     views: usize,
     guards: Vec<CString>,
+    /// The guards, prepared for checking calls (`symalias_result_check`).
+    check: GuardSet,
     /// The time limit passed with something undecided: its message.
     timed_out: Option<String>,
 }
@@ -106,9 +110,24 @@ thread_local! {
 
 /// Keeps `message` as this thread's last error; returns `status`.
 fn fail(status: SymaliasStatus, message: impl Into<String>) -> SymaliasStatus {
-    let text = message.into().replace('\0', " ");
+    let text = cap(&message.into()).replace('\0', " ");
     LAST_ERROR.with(|e| *e.borrow_mut() = CString::new(text).unwrap_or_default());
     status
+}
+
+/// Longest error message kept (a message quoting a 10 MB name must not
+/// hold 10 MB per thread): longer ones keep their head and say the length.
+const MAX_MESSAGE: usize = 2000;
+
+fn cap(text: &str) -> String {
+    if text.len() <= MAX_MESSAGE {
+        return text.to_string();
+    }
+    let mut end = MAX_MESSAGE;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
 }
 
 fn invalid(message: impl Into<String>) -> SymaliasStatus {
@@ -121,7 +140,17 @@ type Outcome = Result<(), SymaliasStatus>;
 /// `SYMALIAS_INTERNAL_ERROR`.
 fn guarded(f: impl FnOnce() -> Outcome) -> SymaliasStatus {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(())) => SymaliasStatus::SymaliasOk,
+        Ok(Ok(())) => {
+            // A success leaves no error behind: `symalias_last_error` is
+            // about this thread's last call, or empty.
+            LAST_ERROR.with(|e| {
+                let mut e = e.borrow_mut();
+                if !e.as_bytes().is_empty() {
+                    *e = CString::default();
+                }
+            });
+            SymaliasStatus::SymaliasOk
+        }
         Ok(Err(status)) => status,
         Err(_) => fail(
             SymaliasStatus::SymaliasInternalError,
@@ -343,6 +372,13 @@ impl SymaliasResult {
             .iter()
             .map(|g| CString::new(guard_json(&scope.pool, g)).unwrap_or_default())
             .collect();
+        let sources: BTreeMap<String, String> = case
+            .symbols
+            .iter()
+            .filter_map(|(name, s)| s.source.clone().map(|src| (name.clone(), src)))
+            .collect();
+        let check = GuardSet::prepare(&scope.pool, &report.guards, &sources)
+            .map_err(|e| fail(SymaliasStatus::SymaliasInputError, format!("guards: {e}")))?;
         report.pairs.sort_unstable_by_key(|p| (p.a, p.b));
         report.overlapping.sort_unstable();
         let views = report.overlapping.len() + report.non_overlapping.len();
@@ -350,6 +386,7 @@ impl SymaliasResult {
             report,
             views,
             guards,
+            check,
             timed_out,
         })
     }
@@ -409,7 +446,10 @@ impl SymaliasResult {
         let p = &self.report.pairs[k];
         Ok(match (&p.witness, p.overlap) {
             (Some(w), true) => (SymaliasAnswer::SymaliasOverlap, Some(w.address)),
-            _ => (SymaliasAnswer::SymaliasUnknown, None),
+            // Listed (its proof is open) but apart at the hints, as
+            // `symalias_result_view` says.
+            (_, false) => (SymaliasAnswer::SymaliasDisjoint, None),
+            (None, true) => (SymaliasAnswer::SymaliasUnknown, None),
         })
     }
 }
@@ -594,11 +634,27 @@ unsafe fn subset_view(
             s.rank
         )));
     }
-    // Each term scaled by its dimension's buffer stride.
-    let scaled = |p, part: &str| {
-        texts(p, rank, &|d| format!("{what}.{part}[{d}]"), |d, x| {
-            format!("({x})*({})", buffer_strides[d])
-        })
+    // Each term scaled by its dimension's buffer stride: pasted into one
+    // expression only once each piece is an expression on its own (else
+    // `0)*(0) + (100` would close the parenthesis it is put in).
+    for (d, s) in buffer_strides.iter().enumerate() {
+        whole_expr(s, &format!("buffer_strides[{d}]"))?;
+    }
+    let pieces = |p, part: &str| -> Result<Vec<String>, SymaliasStatus> {
+        let xs = texts(p, rank, &|d| format!("{what}.{part}[{d}]"), |_, x| {
+            x.to_string()
+        })?;
+        for (d, x) in xs.iter().enumerate() {
+            whole_expr(x, &format!("{what}.{part}[{d}]"))?;
+        }
+        Ok(xs)
+    };
+    let scaled = |p, part: &str| -> Result<Vec<String>, SymaliasStatus> {
+        Ok(pieces(p, part)?
+            .iter()
+            .enumerate()
+            .map(|(d, x)| format!("({x})*({})", buffer_strides[d]))
+            .collect())
     };
     let offsets = scaled(s.offsets, "offsets")?;
     let sizes = texts(s.sizes, rank, &|d| format!("{what}.sizes[{d}]"), expr)?;
@@ -614,6 +670,18 @@ unsafe fn subset_view(
             offset
         }),
         itemsize,
+    })
+}
+
+/// `text` parses as one expression on its own; else an input error naming
+/// `what`.
+fn whole_expr(text: &str, what: &str) -> Outcome {
+    let mut pool = symalias::ExprPool::new();
+    symalias::parse(&mut pool, text).map(|_| ()).map_err(|e| {
+        fail(
+            SymaliasStatus::SymaliasInputError,
+            format!("{what}: `{}`: {e}", symalias::io::abbrev_text(text)),
+        )
     })
 }
 
@@ -663,5 +731,123 @@ pub unsafe extern "C" fn symalias_subset_conflict(
         let (hints, _) = r.pair(0, 1)?;
         *out = r.for_all(hints);
         r.deadline()
+    })
+}
+
+/// A later call, to check a result's guards on (FORMATS §6): its inputs
+/// by source, each a concrete tensor (object and storage identities, its
+/// layout) or an integer value.
+#[derive(Default)]
+pub struct SymaliasCall {
+    call: Call,
+}
+
+/// A new, empty call (free with `symalias_call_free`).
+#[no_mangle]
+pub extern "C" fn symalias_call_new() -> *mut SymaliasCall {
+    Box::into_raw(Box::default())
+}
+
+/// Frees a call (null: nothing).
+#[no_mangle]
+pub unsafe extern "C" fn symalias_call_free(call: *mut SymaliasCall) {
+    if !call.is_null() {
+        drop(Box::from_raw(call));
+    }
+}
+
+/// Adds a tensor input at `source`: `object` and `storage` name its
+/// identities (equal strings: the same object, the same storage), `rank`
+/// sizes and strides in elements, its storage offset in elements and its
+/// itemsize in bytes. Checked when the call is: a negative field is an
+/// input error then.
+#[no_mangle]
+pub unsafe extern "C" fn symalias_call_add_tensor(
+    call: *mut SymaliasCall,
+    source: *const c_char,
+    object: *const c_char,
+    storage: *const c_char,
+    rank: usize,
+    sizes: *const i64,
+    strides: *const i64,
+    storage_offset: i64,
+    itemsize: i64,
+) -> SymaliasStatus {
+    guarded(|| {
+        let call = call.as_mut().ok_or_else(|| invalid("call: null handle"))?;
+        let source = text(source, || "source")?;
+        let object = text(object, || "object")?;
+        let storage = text(storage, || "storage")?;
+        if rank > 0 && (sizes.is_null() || strides.is_null()) {
+            return Err(invalid(format!(
+                "{source}: null sizes or strides for rank {rank}"
+            )));
+        }
+        if rank > 64 {
+            return Err(invalid(format!("{source}: rank {rank} (at most 64)")));
+        }
+        let read = |p: *const i64| {
+            if rank == 0 {
+                Vec::new()
+            } else {
+                std::slice::from_raw_parts(p, rank).to_vec()
+            }
+        };
+        let view = View {
+            sizes: read(sizes),
+            strides: read(strides),
+            offset: storage_offset,
+            itemsize,
+        };
+        let t = CallTensor::new(object, storage, view);
+        call.call = std::mem::take(&mut call.call).tensor(source, t);
+        Ok(())
+    })
+}
+
+/// Adds an integer input at `source` (what a plain source such as `L['k']`
+/// binds a symbol to).
+#[no_mangle]
+pub unsafe extern "C" fn symalias_call_add_value(
+    call: *mut SymaliasCall,
+    source: *const c_char,
+    value: i64,
+) -> SymaliasStatus {
+    guarded(|| {
+        let call = call.as_mut().ok_or_else(|| invalid("call: null handle"))?;
+        let source = text(source, || "source")?;
+        call.call = std::mem::take(&mut call.call).value(source, value);
+        Ok(())
+    })
+}
+
+/// Checks the result's guards on `call`: `*passed` is 1 when every guard
+/// holds (the call's views overlap as the result says), else 0 with
+/// `*failed` the index of the first failing guard (read it with
+/// `symalias_result_guard`). The list stands alone: it pins the views'
+/// layouts itself. A call that does not fit the guards (a source missing,
+/// a negative size) is `SYMALIAS_INPUT_ERROR`, never a pass.
+#[no_mangle]
+pub unsafe extern "C" fn symalias_result_check(
+    result: *const SymaliasResult,
+    call: *const SymaliasCall,
+    passed: *mut i32,
+    failed: *mut usize,
+) -> SymaliasStatus {
+    guarded(|| {
+        let r = handle(result, "result")?;
+        let call = handle(call, "call")?;
+        if passed.is_null() {
+            return Err(invalid("passed: null pointer"));
+        }
+        let outcome = r
+            .check
+            .check(&call.call)
+            .map_err(|e| fail(SymaliasStatus::SymaliasInputError, format!("call: {e}")))?;
+        put(passed, i32::from(outcome.passed()));
+        if let Some(f) = outcome.failure() {
+            put(failed, f.index);
+        }
+        Ok(())
     })
 }

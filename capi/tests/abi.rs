@@ -87,7 +87,28 @@ fn a_symbolic_split_is_disjoint_for_every_shape() {
                 SymaliasAnswer::SymaliasDisjoint
             )
         );
-        assert_eq!(symalias_result_guard_count(result), 0);
+        // Proved, yet guarded: the list stands alone (fast paths of the
+        // layouts and the range before each exact guard, FORMATS §3.1).
+        let kinds: Vec<String> = (0..symalias_result_guard_count(result))
+            .map(|i| {
+                let g = CStr::from_ptr(symalias_result_guard(result, i))
+                    .to_str()
+                    .unwrap();
+                let v: serde_json::Value = serde_json::from_str(g).unwrap();
+                v["kind"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "layout",
+                "shape",
+                "storage_overlap",
+                "layout",
+                "shape",
+                "self_overlap"
+            ]
+        );
         symalias_result_free(result);
         symalias_case_free(case);
     }
@@ -510,6 +531,100 @@ fn a_pair_left_out_past_the_listing_cap_is_never_called_disjoint() {
         }
         assert!(unknown > 0, "some pair is past the cap");
         symalias_result_free(result);
+        symalias_case_free(case);
+    }
+}
+
+#[test]
+fn a_subset_field_is_one_expression_not_text_pasted_into_another() {
+    unsafe {
+        let env = symalias_case_new();
+        let rows = ["8", "1"];
+        let row0: [&[&str]; 3] = [&["0", "0"], &["1", "8"], &["1", "1"]];
+        // Pasted into `(x)*(8)`, this closed the parenthesis and was read
+        // as `(0)*(0) + (100)*(8)`.
+        let sneaky: [&[&str]; 3] = [&["0)*(0) + (100", "0"], &["1", "8"], &["1", "1"]];
+        let (status, _) = ask(env, &rows, row0, sneaky);
+        assert_eq!(status, SymaliasStatus::SymaliasInputError);
+        assert!(
+            last_error().starts_with("read.offsets[0]: "),
+            "{}",
+            last_error()
+        );
+        let (status, _) = ask(env, &["8)*(1", "1"], row0, row0);
+        assert_eq!(status, SymaliasStatus::SymaliasInputError);
+        assert!(
+            last_error().starts_with("buffer_strides[0]: "),
+            "{}",
+            last_error()
+        );
+        symalias_case_free(env);
+    }
+}
+
+#[test]
+fn a_success_clears_the_last_error_and_a_huge_name_is_not_repeated() {
+    unsafe {
+        assert_eq!(
+            symalias_case_add_symbol(ptr::null_mut(), c("s").as_ptr(), 1, 0, 9),
+            SymaliasStatus::SymaliasInvalidArgument
+        );
+        assert!(!last_error().is_empty());
+        let case = symalias_case_new();
+        assert_eq!(
+            symalias_case_add_symbol(case, c("s0").as_ptr(), 4, 1, 9),
+            SymaliasStatus::SymaliasOk
+        );
+        assert_eq!(last_error(), "");
+        // A 10 MB name that is not a symbol: the message keeps its head.
+        let huge = "q".repeat(10 << 20);
+        assert_eq!(
+            add_view(case, "v", &[&huge], &["1"], "0", 1),
+            SymaliasStatus::SymaliasOk
+        );
+        let mut out = ptr::null_mut();
+        assert_eq!(
+            symalias_case_overlap(case, 0, &mut out),
+            SymaliasStatus::SymaliasInputError
+        );
+        assert!(last_error().len() < 5000, "{} bytes", last_error().len());
+        symalias_case_free(case);
+    }
+}
+
+#[test]
+fn a_pair_apart_at_the_hints_is_disjoint_there_as_its_views_say() {
+    unsafe {
+        // x of s0 elements at 0, y of 4 at 8, s0 = 6 in [2, 16]: apart at
+        // the hint, not for every s0 (refuted): listed, but disjoint now.
+        let case = symalias_case_new();
+        symalias_case_add_symbol(case, c("s0").as_ptr(), 6, 2, 16);
+        add_view(case, "x", &["s0"], &["1"], "0", 1);
+        add_view(case, "y", &["4"], &["1"], "8", 1);
+        let mut r = ptr::null_mut();
+        assert_eq!(
+            symalias_case_overlap(case, 0, &mut r),
+            SymaliasStatus::SymaliasOk
+        );
+        let (mut hints, mut all) = (
+            SymaliasAnswer::SymaliasOverlap,
+            SymaliasAnswer::SymaliasOverlap,
+        );
+        assert_eq!(
+            symalias_result_pair(r, 0, 1, &mut hints, &mut all, ptr::null_mut()),
+            SymaliasStatus::SymaliasOk
+        );
+        let mut over = -1;
+        symalias_result_view(r, 0, &mut over, ptr::null_mut());
+        assert_eq!(
+            (hints, all, over),
+            (
+                SymaliasAnswer::SymaliasDisjoint,
+                SymaliasAnswer::SymaliasUnknown,
+                0
+            )
+        );
+        symalias_result_free(r);
         symalias_case_free(case);
     }
 }

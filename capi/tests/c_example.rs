@@ -128,7 +128,7 @@ fn build_and_run(example: Example<'_>) -> String {
 fn the_c_example_builds_and_answers() {
     let stdout = build_and_run(c11("split.c"));
     assert!(
-        stdout.contains("split: at the hints disjoint, for all n disjoint, guards 0"),
+        stdout.contains("split: at the hints disjoint, for all n disjoint, guards 6"),
         "{stdout}"
     );
     assert!(stdout.contains("rows: overlap at byte 36"), "{stdout}");

@@ -78,7 +78,8 @@ pub(super) fn write_picture(
 
 /// `text` kept to what a file name may hold.
 pub(super) fn file_name(text: &str) -> String {
-    text.chars()
+    let plain: String = text
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "._-".contains(c) {
                 c
@@ -87,7 +88,17 @@ pub(super) fn file_name(text: &str) -> String {
             }
         })
         .take(80)
-        .collect()
+        .collect();
+    if plain == text {
+        return plain;
+    }
+    // Something was replaced or cut: two names that differ only there
+    // (`x/y` and `x_y`) must not write one file. A hash of the whole name
+    // (FNV-1a, the same on every machine) tells them apart.
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{plain}-{hash:016x}")
 }
 
 /// Writes `svg` as `dir/<stem>.svg`; an error names the file.

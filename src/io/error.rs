@@ -43,22 +43,39 @@ impl fmt::Display for InputError {
             write!(f, "line {l}")?;
             sep = ", ";
         }
+        // A name quoted in full could be megabytes: each part is
+        // abbreviated (the error line's `id` field keeps the whole id).
         if let Some(id) = &self.id {
-            write!(f, "{sep}case {id:?}")?;
+            write!(f, "{sep}case {:?}", abbrev(id))?;
             sep = ", ";
         }
         if let Some(field) = &self.field {
-            write!(f, "{sep}field `{field}`")?;
+            write!(f, "{sep}field `{}`", abbrev(field))?;
             sep = ", ";
         }
         if !sep.is_empty() {
             f.write_str(": ")?;
         }
-        f.write_str(&self.message)
+        f.write_str(&cap(&self.message))
     }
 }
 
 impl std::error::Error for InputError {}
+
+/// Longest message an error prints: one that quotes a huge input keeps its
+/// head and says how long it was.
+const MAX_MESSAGE: usize = 2000;
+
+fn cap(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_MESSAGE {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = MAX_MESSAGE;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len()))
+}
 
 /// Input text as quoted in an error: whole up to 80 characters, else its
 /// first 60 characters and its length (an error about a 300 KB expression

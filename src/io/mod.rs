@@ -18,6 +18,7 @@ mod types;
 
 #[cfg(feature = "cli")]
 pub(crate) use error::abbrev;
+pub use error::abbrev as abbrev_text;
 pub use error::InputError;
 pub use guard::{
     guard_json, guard_set_docs, load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc,

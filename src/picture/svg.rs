@@ -332,7 +332,9 @@ fn clip(s: &str, n: usize) -> String {
 }
 
 /// `s` as XML text (also HTML's): markup characters escaped, control
-/// characters blanked.
+/// characters blanked, and characters XML 1.0 does not allow at all (the
+/// noncharacters U+FFFE and U+FFFF; surrogates cannot be in a `str`)
+/// replaced by U+FFFD, so that any name makes a well-formed document.
 pub(super) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -343,6 +345,7 @@ pub(super) fn escape(s: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             c if (c as u32) < 0x20 => out.push(' '),
+            '\u{FFFE}' | '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
     }

@@ -52,6 +52,8 @@ pub fn expected_pair(
         None if left_out => SymaliasAnswer::SymaliasUnknown,
         None => SymaliasAnswer::SymaliasDisjoint,
         Some(p) if p.overlap && p.witness.is_some() => SymaliasAnswer::SymaliasOverlap,
+        // Listed for its open proof, apart at the hints.
+        Some(p) if !p.overlap => SymaliasAnswer::SymaliasDisjoint,
         Some(_) => SymaliasAnswer::SymaliasUnknown,
     };
     (
