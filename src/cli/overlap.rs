@@ -219,3 +219,18 @@ pub fn run(args: OverlapArgs) -> u8 {
         0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::file_name;
+
+    #[test]
+    fn names_that_differ_write_different_files() {
+        assert_eq!(file_name("plain-name_1.x"), "plain-name_1.x");
+        assert_ne!(file_name("x/y"), file_name("x_y"));
+        assert_ne!(file_name("x/y"), file_name("x:y"));
+        let long = "a".repeat(100);
+        assert_ne!(file_name(&long), file_name(&"a".repeat(101)));
+        assert!(file_name(&long).len() <= 80 + 17);
+    }
+}

@@ -88,3 +88,22 @@ pub fn abbrev(text: &str) -> std::borrow::Cow<'_, str> {
     let head: String = text.chars().take(60).collect();
     std::borrow::Cow::Owned(format!("{head}… ({} bytes)", text.len()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_id_field_or_message_is_not_repeated_in_full() {
+        let huge = "n".repeat(10 << 20);
+        let e = InputError {
+            line: Some(3),
+            id: Some(huge.clone()),
+            field: Some(format!("symbols.{huge}")),
+            message: format!("unknown symbol `{huge}`"),
+        };
+        let text = e.to_string();
+        assert!(text.len() < 3000, "{} bytes", text.len());
+        assert!(text.starts_with("line 3, case \"nnn"), "{}", &text[..40]);
+    }
+}

@@ -419,6 +419,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn text_has_no_character_xml_forbids() {
+        let got = escape("a\u{FFFE}b\u{FFFF}<c>\u{1}");
+        assert_eq!(got, "a\u{FFFD}b\u{FFFD}&lt;c&gt; ");
+        assert!(!got.contains('\u{FFFE}') && !got.contains('\u{FFFF}'));
+    }
+
+    #[test]
     fn long_lists_stop_at_notes_and_say_how_many_more() {
         let items: Vec<String> = (0..NOTES + 3).map(|k| format!("item {k}")).collect();
         let mut out = String::new();
