@@ -81,6 +81,11 @@ impl ExprPool {
         s
     }
 
+    /// How many symbols are interned.
+    pub fn symbol_count(&self) -> usize {
+        self.sym_names.len()
+    }
+
     /// All symbols interned so far, in creation order.
     pub fn symbols(&self) -> impl Iterator<Item = SymbolId> + '_ {
         (0..self.sym_names.len() as u32).map(SymbolId)

@@ -117,7 +117,7 @@ impl FactsAnalysis {
                     opaque.insert(*i, (pool.ty(e), env.interval(pool, e)));
                 }
                 Sym::Var(name) if !vars.contains_key(name) => {
-                    if let Some(s) = pool.lookup_symbol(name.as_str()) {
+                    if let Some(s) = super::lang::var_symbol(*name) {
                         let cong = env.congruence(s).map_or(Cong::ANY, |c| {
                             Cong::new(c.modulus as i128, c.residue as i128)
                         });

@@ -7,7 +7,7 @@
 //! them (`TruncToInt(x)`, a relation between floats), are [`Opaque`] leaves: the
 //! simplifier keeps them as they are.
 
-use crate::expr::{BinOp, ExprId, ExprPool, Node, TernOp, Ty, UnOp};
+use crate::expr::{BinOp, ExprId, ExprPool, Node, SymbolId, TernOp, Ty, UnOp};
 use egg::{define_language, Id, RecExpr};
 use std::fmt;
 use std::str::FromStr;
@@ -119,6 +119,44 @@ fn is_opaque(pool: &ExprPool, e: ExprId) -> bool {
     }
 }
 
+/// A pool symbol's name inside egg: `v<index>`, not its own name. egg
+/// interns names for the life of the process, so a service answering
+/// queries with ever new symbol names (a C caller's, 10 KB each) grew
+/// without bound; indices are reused by every pool (at most as many names
+/// as the largest pool has symbols).
+pub(crate) fn var_name(s: SymbolId) -> egg::Symbol {
+    egg::Symbol::from(format!("v{}", s.index()))
+}
+
+/// The pool symbol behind an egg name made by [`var_name`].
+pub(crate) fn var_symbol(v: egg::Symbol) -> Option<SymbolId> {
+    v.as_str().strip_prefix('v')?.parse::<u32>().ok().map(SymbolId)
+}
+
+/// Text egg printed (an explanation) with each [`var_name`] replaced by
+/// the pool's name of the symbol.
+pub(crate) fn with_pool_names(pool: &ExprPool, text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(k) = rest.find('v') {
+        // A name starts after a delimiter and is `v` and digits up to one.
+        let start_ok = k == 0 || matches!(rest.as_bytes()[k - 1], b' ' | b'(' | b'\n');
+        let digits = rest[k + 1..].bytes().take_while(u8::is_ascii_digit).count();
+        let end = k + 1 + digits;
+        let end_ok = end == rest.len() || matches!(rest.as_bytes()[end], b' ' | b')' | b'\n');
+        out.push_str(&rest[..k]);
+        match rest[k + 1..end].parse::<u32>() {
+            Ok(i) if start_ok && end_ok && digits > 0 && (i as usize) < pool.symbol_count() => {
+                out.push_str(pool.symbol_name(SymbolId(i)));
+            }
+            _ => out.push_str(&rest[k..end.max(k + 1)]),
+        }
+        rest = &rest[end.max(k + 1)..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Converts a pool expression into a [`RecExpr`]; opaque leaves keep their handle.
 pub(crate) fn to_rec(pool: &ExprPool, e: ExprId) -> RecExpr<Sym> {
     let mut rec = RecExpr::default();
@@ -143,7 +181,7 @@ fn add_rec(
         match pool.node(e) {
             Node::Int(v) => rec.add(Sym::Num(*v)),
             Node::Bool(b) => rec.add(Sym::Bool(Truth(*b))),
-            Node::Sym(s) => rec.add(Sym::Var(pool.symbol_name(*s).into())),
+            Node::Sym(s) => rec.add(Sym::Var(var_name(*s))),
             Node::Float(_) => rec.add(Sym::Opaque(Opaque(e.index() as u32))),
             Node::Add(xs)
             | Node::Mul(xs)
@@ -224,7 +262,7 @@ pub(crate) fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> Option<ExprId
         let e = match node {
             Sym::Num(v) => pool.int(*v),
             Sym::Bool(Truth(b)) => pool.bool(*b),
-            Sym::Var(s) => pool.symbol(s.as_str()),
+            Sym::Var(s) => pool.sym(var_symbol(*s)?),
             Sym::Opaque(Opaque(i)) => ExprId(*i),
             Sym::Add([a, b]) => pool.add(&[c(a), c(b)]),
             Sym::Mul([a, b]) => pool.mul(&[c(a), c(b)]),
@@ -255,4 +293,25 @@ pub(crate) fn from_rec(pool: &mut ExprPool, rec: &RecExpr<Sym>) -> Option<ExprId
         ids.push(e);
     }
     ids.last().copied()
+}
+
+#[cfg(test)]
+mod var_name_tests {
+    use super::*;
+
+    /// egg's interner is for the process's life: a symbol enters it by its
+    /// index, so new names (a service's ever different ones) add nothing.
+    #[test]
+    fn egg_sees_indices_not_names_and_explanations_show_names() {
+        let (mut a, mut b) = (ExprPool::new(), ExprPool::new());
+        let long = "q".repeat(10_000);
+        let x = a.symbol(&long);
+        let y = b.symbol("s0");
+        assert_eq!(to_rec(&a, x).to_string(), to_rec(&b, y).to_string());
+        let rec = to_rec(&a, x);
+        assert_eq!(from_rec(&mut a, &rec), Some(x));
+        let text = "(+ v0 (* v0 2))\nRewrite=> r (+ v0 v9 v)";
+        let shown = with_pool_names(&b, text);
+        assert_eq!(shown, "(+ s0 (* s0 2))\nRewrite=> r (+ s0 v9 v)");
+    }
 }

@@ -276,9 +276,12 @@ pub fn simplify(pool: &mut ExprPool, env: &Env, e: ExprId, opts: &SimplifyOption
             ..unchanged(stop)
         };
     }
-    let explanation = opts
-        .explain
-        .then(|| runner.explain_equivalence(&start, &best).get_flat_string());
+    let explanation = opts.explain.then(|| {
+        lang::with_pool_names(
+            pool,
+            &runner.explain_equivalence(&start, &best).get_flat_string(),
+        )
+    });
     Simplified {
         expr: candidate,
         size_in,
