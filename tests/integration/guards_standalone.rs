@@ -15,6 +15,7 @@
 use crate::common::views::bytes_of;
 use crate::common::{env_count, Rng};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use symalias::analysis::{Analyzer, AnalyzerOptions, GuardOptions};
 use symalias::guards::check::{Call, CallTensor};
 use symalias::io::{parse_line, prepare_guards, run_overlap_case, OverlapCase, OverlapResult};
@@ -300,4 +301,63 @@ fn the_lighter_list_of_an_embedder_that_pins_layouts_does_not_stand_alone() {
         !bad.is_empty(),
         "the pinned list should pass calls whose layouts moved"
     );
+}
+
+/// Guard documents are read strictly (issue 63): what a reader could take
+/// two ways is an error naming it, never silently resolved.
+#[test]
+fn guard_documents_are_read_strictly() {
+    use symalias::io::GuardDoc;
+    let one = |text: &str| {
+        serde_json::from_str::<GuardDoc>(text)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        one(r#"{"kind": "shape", "expr": "1 <= s0", "fast_path": true}"#),
+        Ok(())
+    );
+    let unknown = one(r#"{"kind": "shape", "expr": "1 <= s0", "exprs": "s0 <= 2"}"#).unwrap_err();
+    assert!(unknown.contains("unknown field `exprs`"), "{unknown}");
+    let twice = one(r#"{"kind": "shape", "expr": "1 <= s0", "expr": "s0 <= 2"}"#).unwrap_err();
+    assert!(twice.contains("key `expr` is given twice"), "{twice}");
+    let fast = one(r#"{"kind": "duplicate_input", "kept": "a", "dupe": "b", "fast_path": true}"#)
+        .unwrap_err();
+    assert!(fast.contains("only `shape` and `layout`"), "{fast}");
+    // A fast path must stand in for the exact guard right after it.
+    let symbols = BTreeMap::from([("s0".to_string(), "L['k']".to_string())]);
+    let docs: Vec<GuardDoc> = serde_json::from_value(json!([
+        {"kind": "shape", "expr": "s0 <= 3", "fast_path": true},
+        {"kind": "distinct_objects", "sources": ["a"], "others": ["b"]}
+    ]))
+    .unwrap();
+    let err = prepare_guards(&docs, &symbols).unwrap_err().to_string();
+    assert!(
+        err.contains("guards[0]") && err.contains("must be followed"),
+        "{err}"
+    );
+    // A malformed guard is named by its own index.
+    let docs: Vec<GuardDoc> = serde_json::from_value(json!([
+        {"kind": "layout", "sources": ["a", "b"], "sizes": [["1"]], "strides": [["1"]], "storage_offsets": ["0"], "itemsizes": [4]}
+    ]))
+    .unwrap();
+    let err = prepare_guards(&docs, &symbols).unwrap_err().to_string();
+    assert!(err.contains("guards[0]"), "{err}");
+    // A result whose `guards` is given twice is refused by check-guards.
+    let dir = std::env::temp_dir().join(format!("symalias-strict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let result = dir.join("result.json");
+    std::fs::write(&result, r#"{"guards": [{"kind": "shape", "expr": "s0 <= 3"}], "guards": [], "symbols": {"s0": "L['k']"}}"#).unwrap();
+    let call = dir.join("call.json");
+    std::fs::write(&call, r#"{"inputs": [{"source": "L['k']", "value": 9}]}"#).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symalias"))
+        .args([
+            "check-guards",
+            result.to_str().unwrap(),
+            call.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("key `guards` is given twice"));
 }

@@ -258,3 +258,29 @@ fn reproducers_are_in_the_repository() {
     let n = std::fs::read_dir(&dir).unwrap().count();
     assert!(n >= 25, "{n} files in {}", dir.display());
 }
+
+/// Issue 63: an overlap whose divisor's interval overflows, and a symbol
+/// whose range is all of i64, panicked (exit 101, no line answered). Now
+/// the first is a located error line, the second an answer, and the good
+/// line after them is answered too.
+#[test]
+fn g_overflowing_intervals_and_a_full_range_answer_line_by_line() {
+    let r = run(&[
+        "overlap",
+        "--no-timing",
+        &repro("g_panic_interval_witness.jsonl"),
+    ]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        !r.stderr.contains("panicked") && !r.stderr.contains("internal error"),
+        "{}",
+        r.stderr
+    );
+    let out = lines(&r.stdout);
+    assert_eq!(out.len(), 3);
+    let e = out[0]["error"].as_str().unwrap();
+    assert!(e.contains("field `tensors[0].sizes[0]`"), "{e}");
+    assert_eq!(out[1]["id"], "p2");
+    assert!(out[1]["overlapping"].is_array(), "{}", out[1]);
+    assert_eq!(out[2]["overlapping"], serde_json::json!([0, 1]));
+}
