@@ -11,6 +11,7 @@ mod docs_formats;
 mod expr_corpus;
 mod expr_props;
 mod expr_spec;
+mod fuzz_corpus;
 mod golden;
 mod guards_bugs;
 mod guards_scenarios;
