@@ -23,7 +23,8 @@
 //! assert_eq!(report.invariance, Invariance::Refuted);   // s0 = 9 empties c
 //! let text: Vec<String> = report.guards.iter()
 //!     .map(|g| g.kind.render(&scope.pool, &scope.sources())).collect();
-//! assert_eq!(text[0], "10 <= L['x'].size()[0]");        // the cheap guard first
+//! assert!(text[0].starts_with("same_storage_and_layout(")); // the layouts first,
+//! assert_eq!(text[1], "10 <= L['x'].size()[0]");        // then the cheap guard
 //!
 //! // The guards, prepared once, decide later calls.
 //! let set = GuardSet::prepare(&scope.pool, &report.guards, &scope.sources()).unwrap();

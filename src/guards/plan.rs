@@ -189,7 +189,7 @@ pub struct GroupFacts<'a> {
 /// // Concrete and merged: the layouts baked into the graph fix the partition too.
 /// let g = GroupFacts { members: vec![a2, b2], overlapping: vec![0, 1], ..g };
 /// let text: Vec<String> = group_guards(&mut pool, &g).iter().map(|g| g.text(&pool)).collect();
-/// assert_eq!(text, vec!["same_storage_and_layout(a: size (5), stride (1), offset 0; b: size (5), stride (1), offset 3)"]);
+/// assert_eq!(text, vec!["same_storage_and_layout(a: size (5), stride (1), offset 0, itemsize 1; b: size (5), stride (1), offset 3, itemsize 1)"]);
 /// ```
 pub fn group_guards(pool: &mut ExprPool, g: &GroupFacts) -> Vec<Guard> {
     let mut guards = Vec::new();
