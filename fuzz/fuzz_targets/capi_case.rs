@@ -46,7 +46,12 @@ fuzz_target!(|data: &[u8]| {
             let _ = symalias_case_add_assumption(h, a.as_ptr());
         }
         for (i, t) in case.tensors.iter().enumerate() {
-            let own: Vec<CString> = t.sizes.iter().chain(&t.strides).map(|f| c(&field(f))).collect();
+            let own: Vec<CString> = t
+                .sizes
+                .iter()
+                .chain(&t.strides)
+                .map(|f| c(&field(f)))
+                .collect();
             let ptrs: Vec<*const c_char> = own.iter().map(|s| s.as_ptr()).collect();
             let n = t.sizes.len().min(t.strides.len());
             let source = c(&t.source.clone().unwrap_or_else(|| format!("t{i}")));
@@ -65,7 +70,10 @@ fuzz_target!(|data: &[u8]| {
         let status = symalias_case_overlap(h, 50, &mut r);
         if !r.is_null() {
             let n = symalias_result_view_count(r);
-            let (mut a, mut b) = (SymaliasAnswer::SymaliasUnknown, SymaliasAnswer::SymaliasUnknown);
+            let (mut a, mut b) = (
+                SymaliasAnswer::SymaliasUnknown,
+                SymaliasAnswer::SymaliasUnknown,
+            );
             let mut addr = 0i64;
             for i in 0..n.min(8) {
                 let mut o = 0;
@@ -83,12 +91,28 @@ fuzz_target!(|data: &[u8]| {
             let call = symalias_call_new();
             for (k, t) in case.tensors.iter().enumerate() {
                 let src = c(&t.source.clone().unwrap_or_else(|| format!("t{k}")));
-                let byte = |j: usize| i64::from(*data.get(data.len().saturating_sub(1 + j + 4 * k)).unwrap_or(&1)) - 8;
+                let byte = |j: usize| {
+                    i64::from(
+                        *data
+                            .get(data.len().saturating_sub(1 + j + 4 * k))
+                            .unwrap_or(&1),
+                    ) - 8
+                };
                 let sizes: Vec<i64> = (0..t.sizes.len()).map(byte).collect();
                 let strides: Vec<i64> = (0..t.strides.len()).map(|j| byte(j + 2)).collect();
                 let rank = sizes.len().min(strides.len());
                 let (o, st) = (c(&format!("o{k}")), c("S"));
-                let _ = symalias_call_add_tensor(call, src.as_ptr(), o.as_ptr(), st.as_ptr(), rank, sizes.as_ptr(), strides.as_ptr(), byte(5), t.itemsize);
+                let _ = symalias_call_add_tensor(
+                    call,
+                    src.as_ptr(),
+                    o.as_ptr(),
+                    st.as_ptr(),
+                    rank,
+                    sizes.as_ptr(),
+                    strides.as_ptr(),
+                    byte(5),
+                    t.itemsize,
+                );
             }
             for (name, s) in &case.symbols {
                 let src = c(&format!("C['{name}']"));
@@ -105,13 +129,38 @@ fuzz_target!(|data: &[u8]| {
         if case.tensors.len() >= 2 {
             let t = &case.tensors[0];
             let rank = t.sizes.len();
-            let own: Vec<CString> = t.sizes.iter().chain(&t.strides).chain(&case.tensors[1].sizes).map(|f| c(&field(f))).collect();
+            let own: Vec<CString> = t
+                .sizes
+                .iter()
+                .chain(&t.strides)
+                .chain(&case.tensors[1].sizes)
+                .map(|f| c(&field(f)))
+                .collect();
             let p: Vec<*const c_char> = own.iter().map(|s| s.as_ptr()).collect();
             if p.len() >= 3 * rank && rank > 0 {
-                let w = SymaliasSubset { rank, offsets: p[rank..].as_ptr(), sizes: p.as_ptr(), strides: p[rank..].as_ptr() };
-                let rd = SymaliasSubset { rank, offsets: p[2 * rank..].as_ptr(), sizes: p[2 * rank..].as_ptr(), strides: p[..].as_ptr() };
+                let w = SymaliasSubset {
+                    rank,
+                    offsets: p[rank..].as_ptr(),
+                    sizes: p.as_ptr(),
+                    strides: p[rank..].as_ptr(),
+                };
+                let rd = SymaliasSubset {
+                    rank,
+                    offsets: p[2 * rank..].as_ptr(),
+                    sizes: p[2 * rank..].as_ptr(),
+                    strides: p[..].as_ptr(),
+                };
                 let mut out = SymaliasAnswer::SymaliasUnknown;
-                let _ = symalias_subset_conflict(h, rank, p[rank..].as_ptr(), t.itemsize, &w, &rd, 50, &mut out);
+                let _ = symalias_subset_conflict(
+                    h,
+                    rank,
+                    p[rank..].as_ptr(),
+                    t.itemsize,
+                    &w,
+                    &rd,
+                    50,
+                    &mut out,
+                );
             }
         }
         symalias_case_free(h);

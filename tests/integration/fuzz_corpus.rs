@@ -9,7 +9,9 @@ use symalias::guards::check::Call;
 use symalias::io::{parse_line, prepare_guards, run_overlap_case, GuardDoc, OverlapCase};
 
 fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions").join(target);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target);
     let mut out: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| {
@@ -29,8 +31,12 @@ fn overlap_line_corpus_answers_or_errs() {
     let mut opts = AnalyzerOptions::default();
     opts.proof.time_limit = std::time::Duration::from_millis(50);
     for (path, data) in corpus {
-        let Ok(text) = std::str::from_utf8(&data) else { continue };
-        let Ok(case) = parse_line::<OverlapCase>(1, text).value else { continue };
+        let Ok(text) = std::str::from_utf8(&data) else {
+            continue;
+        };
+        let Ok(case) = parse_line::<OverlapCase>(1, text).value else {
+            continue;
+        };
         let answered = std::panic::catch_unwind(|| {
             let _ = run_overlap_case(&case, &mut Analyzer::new(opts), true);
         });
@@ -48,7 +54,9 @@ fn guard_check_corpus_passes_fails_or_errs() {
     let corpus = inputs("guard_check");
     assert!(corpus.len() >= 100, "{} inputs", corpus.len());
     for (path, data) in corpus {
-        let Ok(call) = serde_json::from_slice::<Call>(&data) else { continue };
+        let Ok(call) = serde_json::from_slice::<Call>(&data) else {
+            continue;
+        };
         let answered = std::panic::catch_unwind(|| {
             let _ = set.check(&call);
         });
