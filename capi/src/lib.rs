@@ -27,6 +27,7 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 use std::collections::BTreeMap;
 
@@ -36,6 +37,7 @@ use symalias::io::{
     analyze_views, check_text_total, guard_json, load_env, text_bytes, ExprField, SymbolSpec,
 };
 use symalias::layout::View;
+use symalias::ExprPool;
 
 /// The outcome of a call.
 #[repr(C)]
@@ -98,8 +100,13 @@ pub struct SymaliasResult {
     /// The number of views.
     views: usize,
     guards: Vec<CString>,
-    /// The guards, prepared for checking calls (`symalias_result_check`).
-    check: GuardSet,
+    /// The pool the report's guards live in, and the symbols' sources:
+    /// what the guards are prepared from.
+    pool: ExprPool,
+    sources: BTreeMap<String, String>,
+    /// The guards prepared for checking calls, on the first
+    /// `symalias_result_check` (a query that is never checked pays nothing).
+    check: OnceLock<Result<GuardSet, String>>,
     /// The time limit passed with something undecided: its message.
     timed_out: Option<String>,
 }
@@ -110,24 +117,9 @@ thread_local! {
 
 /// Keeps `message` as this thread's last error; returns `status`.
 fn fail(status: SymaliasStatus, message: impl Into<String>) -> SymaliasStatus {
-    let text = cap(&message.into()).replace('\0', " ");
+    let text = symalias::io::cap_message(&message.into()).replace('\0', " ");
     LAST_ERROR.with(|e| *e.borrow_mut() = CString::new(text).unwrap_or_default());
     status
-}
-
-/// Longest error message kept (a message quoting a 10 MB name must not
-/// hold 10 MB per thread): longer ones keep their head and say the length.
-const MAX_MESSAGE: usize = 2000;
-
-fn cap(text: &str) -> String {
-    if text.len() <= MAX_MESSAGE {
-        return text.to_string();
-    }
-    let mut end = MAX_MESSAGE;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", &text[..end], text.len())
 }
 
 fn invalid(message: impl Into<String>) -> SymaliasStatus {
@@ -377,8 +369,6 @@ impl SymaliasResult {
             .iter()
             .filter_map(|(name, s)| s.source.clone().map(|src| (name.clone(), src)))
             .collect();
-        let check = GuardSet::prepare(&scope.pool, &report.guards, &sources)
-            .map_err(|e| fail(SymaliasStatus::SymaliasInputError, format!("guards: {e}")))?;
         report.pairs.sort_unstable_by_key(|p| (p.a, p.b));
         report.overlapping.sort_unstable();
         let views = report.overlapping.len() + report.non_overlapping.len();
@@ -386,7 +376,9 @@ impl SymaliasResult {
             report,
             views,
             guards,
-            check,
+            pool: scope.pool,
+            sources,
+            check: OnceLock::new(),
             timed_out,
         })
     }
@@ -680,7 +672,7 @@ fn whole_expr(text: &str, what: &str) -> Outcome {
     symalias::parse(&mut pool, text).map(|_| ()).map_err(|e| {
         fail(
             SymaliasStatus::SymaliasInputError,
-            format!("{what}: `{}`: {e}", symalias::io::abbrev_text(text)),
+            format!("{what}: `{}`: {e}", symalias::io::abbrev(text)),
         )
     })
 }
@@ -840,8 +832,19 @@ pub unsafe extern "C" fn symalias_result_check(
         if passed.is_null() {
             return Err(invalid("passed: null pointer"));
         }
-        let outcome = r
+        let set = r
             .check
+            .get_or_init(|| {
+                GuardSet::prepare(&r.pool, &r.report.guards, &r.sources).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| {
+                fail(
+                    SymaliasStatus::SymaliasInternalError,
+                    format!("guards: {e}"),
+                )
+            })?;
+        let outcome = set
             .check(&call.call)
             .map_err(|e| fail(SymaliasStatus::SymaliasInputError, format!("call: {e}")))?;
         put(passed, i32::from(outcome.passed()));

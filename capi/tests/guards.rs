@@ -138,25 +138,22 @@ fn a_proved_concrete_result_rejects_other_layouts_and_itemsizes_that_overlap() {
             symalias_result_guard_count(r) > 0,
             "a proved result's list stands alone"
         );
-        let v = |off: i64, itemsize: i64| ("b", vec![4], vec![1], off, itemsize);
-        assert_eq!(
-            check(r, &[("a", vec![4], vec![1], 0, 4), v(4, 4)], &[]),
-            Some(true)
-        );
-        assert_eq!(
-            check(r, &[("a", vec![4], vec![1], 0, 4), v(2, 4)], &[]),
-            Some(false)
-        );
-        // The same numbers read as float64: a covers b's bytes.
-        assert_eq!(
-            check(r, &[("a", vec![4], vec![1], 0, 8), v(4, 4)], &[]),
-            Some(false)
-        );
-        // Moved but still apart: the partition holds, the call passes.
-        assert_eq!(
-            check(r, &[("a", vec![4], vec![1], 0, 4), v(9, 4)], &[]),
-            Some(true)
-        );
+        // (a's itemsize, b's offset, passes): as compiled; b moved onto a;
+        // the same numbers of a read as float64 (a covers b's bytes); b
+        // moved but still apart (the partition holds, the call passes).
+        for (a_itemsize, b_offset, passes) in
+            [(4, 4, true), (4, 2, false), (8, 4, false), (4, 9, true)]
+        {
+            let call = [
+                ("a", vec![4], vec![1], 0, a_itemsize),
+                ("b", vec![4], vec![1], b_offset, 4),
+            ];
+            assert_eq!(
+                check(r, &call, &[]),
+                Some(passes),
+                "a itemsize {a_itemsize}, b at {b_offset}"
+            );
+        }
         symalias_result_free(r);
     }
 }

@@ -8,7 +8,7 @@ use super::report::{Invariance, OverlapReport, PairReport, SelfOverlapReport};
 use super::{Analyzer, AnalyzerOptions, Scope};
 use crate::env::Env;
 use crate::expr::{ExprId, ExprPool};
-use crate::guards::plan::{stand_alone, SelfKnown, StandAlone};
+use crate::guards::plan::{stand_alone, GuardMember, SelfKnown, StandAlone};
 use crate::guards::{compact_shape_guards, Guard, GuardKind};
 use crate::layout::{Layout, View};
 use crate::overlap::{
@@ -16,7 +16,7 @@ use crate::overlap::{
     GroupAnswer, Proof, ProofOptions, Verdict, Witness,
 };
 use crate::simplify::{simplify, SimplifyOptions};
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::time::Instant;
 use symalias_solver::clock::Watch;
@@ -249,40 +249,50 @@ impl Analyzer {
                     .iter()
                     .all(|&s| env.info(s).is_some_and(|i| i.source.is_some()))
             });
-        let guarded: Vec<&str> = report
-            .guards
-            .iter()
-            .flat_map(|g| match &g.kind {
-                GuardKind::SelfOverlap {
-                    overlapping,
-                    non_overlapping,
-                } => overlapping
-                    .iter()
-                    .chain(non_overlapping)
-                    .map(String::as_str)
-                    .collect(),
-                _ => Vec::new(),
-            })
-            .collect();
         let claims_all_shapes = self.options.prove || !symbolic;
-        let self_overlap = (0..group.members.len())
-            .map(|k| {
-                let listed = report.self_overlap.iter().find(|r| r.member == k);
-                let overlap = listed.is_some_and(|r| r.overlap);
-                let known = match listed.map(|r| r.proof) {
-                    _ if guarded.contains(&group.members[k].source.as_str()) => SelfKnown::Guarded,
-                    Some(Proof::Proved) | None if claims_all_shapes => SelfKnown::Proved,
-                    _ => SelfKnown::HintOnly,
-                };
-                (overlap, known)
-            })
-            .collect();
+        let self_overlap = {
+            // Members the report's own SelfOverlap guard already checks exactly.
+            let guarded: HashSet<&str> = report
+                .guards
+                .iter()
+                .filter_map(|g| match &g.kind {
+                    GuardKind::SelfOverlap {
+                        overlapping,
+                        non_overlapping,
+                    } => Some(overlapping.iter().chain(non_overlapping)),
+                    _ => None,
+                })
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            let mut listed: Vec<Option<&SelfOverlapReport>> = vec![None; group.members.len()];
+            for r in &report.self_overlap {
+                listed[r.member] = Some(r);
+            }
+            group
+                .members
+                .iter()
+                .zip(listed)
+                .map(|(m, listed)| {
+                    let known = match listed.map(|r| r.proof) {
+                        _ if guarded.contains(m.source.as_str()) => SelfKnown::Guarded,
+                        Some(Proof::Proved) | None if claims_all_shapes => SelfKnown::Proved,
+                        _ => SelfKnown::HintOnly,
+                    };
+                    (listed.is_some_and(|r| r.overlap), known)
+                })
+                .collect()
+        };
         let facts = StandAlone {
             id: &group.id,
             members: group
                 .members
                 .iter()
-                .map(|m| (m.source.clone(), m.layout.clone()))
+                .map(|m| GuardMember {
+                    source: m.source.clone(),
+                    layout: m.layout.clone(),
+                    merged: false,
+                })
                 .collect(),
             domain,
             overlapping: &report.overlapping,

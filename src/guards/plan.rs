@@ -260,21 +260,41 @@ pub fn group_guards(pool: &mut ExprPool, g: &GroupFacts) -> Vec<Guard> {
 /// The group's partition, to be re-checked exactly (torch's
 /// `StorageOverlap` guard, with the merged components).
 fn exact_partition(g: &GroupFacts) -> GuardKind {
-    let source = |k: usize| g.members[k].source.clone();
+    partition_of(
+        &g.members,
+        &g.overlapping,
+        g.components.as_deref().unwrap_or_default(),
+    )
+}
+
+/// The StorageOverlap guard of `members`' partition: `overlapping` (local
+/// indices) meet some other member; `components` of two or more members
+/// are kept too.
+fn partition_of(members: &[GuardMember], overlapping: &[usize], components: &[Vec<usize>]) -> GuardKind {
+    let source = |k: usize| members[k].source.clone();
     GuardKind::StorageOverlap {
-        overlapping: g.overlapping.iter().map(|&k| source(k)).collect(),
-        non_overlapping: (0..g.members.len())
-            .filter(|k| !g.overlapping.contains(k))
+        overlapping: overlapping.iter().map(|&k| source(k)).collect(),
+        non_overlapping: (0..members.len())
+            .filter(|k| !overlapping.contains(k))
             .map(source)
             .collect(),
-        components: g
-            .components
+        components: components
             .iter()
-            .flatten()
             .filter(|c| c.len() >= 2)
             .map(|c| c.iter().map(|&k| source(k)).collect())
             .collect(),
     }
+}
+
+/// One fast-path shape guard: the conjunction of `conds` with the bounds
+/// on one symbol merged (`None` when there is no condition).
+fn conjunction(pool: &mut ExprPool, conds: &[ExprId], reason: String) -> Option<Guard> {
+    if conds.is_empty() {
+        return None;
+    }
+    let atoms = compact_shape_guards(pool, conds);
+    let expr = pool.and(&atoms);
+    Some(Guard::new(GuardKind::Shape { expr }, reason).fast())
 }
 
 /// The fast-path guards of a symbolic group's partition: its layouts (where
@@ -305,25 +325,13 @@ fn fast_path(pool: &mut ExprPool, g: &GroupFacts, shapes: &[GuardKind], all_merg
             _ => None,
         }))
         .collect();
-    if !conds.is_empty() {
-        let atoms = compact_shape_guards(pool, &conds);
-        let expr = pool.and(&atoms);
-        let what = match (!g.domain.is_empty(), proved) {
-            (true, true) => "the ranges and assumptions under which the partition was proved",
-            (true, false) => "the ranges and assumptions of the proof, and shape conditions that imply the partition there",
-            _ => "shape conditions that imply the partition",
-        };
-        fast.push(
-            Guard::new(
-                GuardKind::Shape { expr },
-                format!(
-                    "fast path for the partition of storage {}: {what}",
-                    g.storage
-                ),
-            )
-            .fast(),
-        );
-    }
+    let what = match (!g.domain.is_empty(), proved) {
+        (true, true) => "the ranges and assumptions under which the partition was proved",
+        (true, false) => "the ranges and assumptions of the proof, and shape conditions that imply the partition there",
+        _ => "shape conditions that imply the partition",
+    };
+    let reason = format!("fast path for the partition of storage {}: {what}", g.storage);
+    fast.extend(conjunction(pool, &conds, reason));
     fast
 }
 
@@ -353,8 +361,8 @@ pub enum SelfKnown {
 pub struct StandAlone<'a> {
     /// The case's id (for the reasons).
     pub id: &'a str,
-    /// Per member: its source and its layout as stated.
-    pub members: Vec<(String, Layout)>,
+    /// The members: source and layout as stated (`merged` is not read).
+    pub members: Vec<GuardMember>,
     /// The ranges and assumptions the proofs hold in (empty: concrete).
     pub domain: Vec<ExprId>,
     /// Members (sorted) that overlap some other member.
@@ -388,11 +396,15 @@ pub struct StandAlone<'a> {
 ///
 /// ```
 /// use symalias::expr::ExprPool;
-/// use symalias::guards::plan::{stand_alone, SelfKnown, StandAlone};
+/// use symalias::guards::plan::{stand_alone, GuardMember, SelfKnown, StandAlone};
 /// use symalias::layout::{Layout, View};
 /// let mut pool = ExprPool::new();
-/// let l = |pool: &mut ExprPool, off: i64| Layout::concrete(pool, View::new(&[4], &[1], off).view_ref());
-/// let members = vec![("a".to_string(), l(&mut pool, 0)), ("b".to_string(), l(&mut pool, 8))];
+/// let mut m = |source: &str, off: i64| GuardMember {
+///     source: source.into(),
+///     layout: Layout::concrete(&mut pool, View::new(&[4], &[1], off).view_ref()),
+///     merged: false,
+/// };
+/// let members = vec![m("a", 0), m("b", 8)];
 /// // Concrete, disjoint, neither overlaps itself: the report's list is empty.
 /// let facts = StandAlone { id: "c", members, domain: vec![], overlapping: &[],
 ///     self_overlap: vec![(false, SelfKnown::Proved); 2], bindable: true };
@@ -409,35 +421,23 @@ pub fn stand_alone(pool: &mut ExprPool, facts: &StandAlone, guards: Vec<Guard>) 
         .into_iter()
         .partition(|g| matches!(g.kind, GuardKind::SelfOverlap { .. }));
     let n = facts.members.len();
-    let layout_of = |ks: &[usize]| GuardKind::Layout {
-        sources: ks.iter().map(|&k| facts.members[k].0.clone()).collect(),
-        layouts: ks.iter().map(|&k| facts.members[k].1.clone()).collect(),
-    };
     let mut out: Vec<Guard> = Vec::new();
     // The fast path of a run: the layouts of `ks`, then the domain and
     // `conds` in one conjunction (bounds merged).
     let fast = |pool: &mut ExprPool, ks: &[usize], conds: &[ExprId], what: &str| {
+        let members: Vec<&GuardMember> = ks.iter().map(|&k| &facts.members[k]).collect();
         let mut run = vec![Guard::new(
-            layout_of(ks),
+            layout(&members),
             format!("{}: fast path for {what}: the layouts it was decided for", facts.id),
         )
         .fast()];
         let all: Vec<ExprId> = facts.domain.iter().chain(conds).copied().collect();
-        if !all.is_empty() {
-            let atoms = compact_shape_guards(pool, &all);
-            let expr = pool.and(&atoms);
-            run.push(
-                Guard::new(
-                    GuardKind::Shape { expr },
-                    format!(
-                        "{}: fast path for {what}: the ranges and assumptions it was proved under{}",
-                        facts.id,
-                        if conds.is_empty() { "" } else { ", and shape conditions that imply it there" }
-                    ),
-                )
-                .fast(),
-            );
-        }
+        let reason = format!(
+            "{}: fast path for {what}: the ranges and assumptions it was proved under{}",
+            facts.id,
+            if conds.is_empty() { "" } else { ", and shape conditions that imply it there" }
+        );
+        run.extend(conjunction(pool, &all, reason));
         run
     };
     // The partition.
@@ -457,16 +457,8 @@ pub fn stand_alone(pool: &mut ExprPool, facts: &StandAlone, guards: Vec<Guard>) 
             .into_iter()
             .find(|g| matches!(g.kind, GuardKind::StorageOverlap { .. }))
             .unwrap_or_else(|| {
-                let src = |k: &usize| facts.members[*k].0.clone();
                 Guard::new(
-                    GuardKind::StorageOverlap {
-                        overlapping: facts.overlapping.iter().map(src).collect(),
-                        non_overlapping: (0..n)
-                            .filter(|k| facts.overlapping.binary_search(k).is_err())
-                            .map(|k| src(&k))
-                            .collect(),
-                        components: Vec::new(),
-                    },
+                    partition_of(&facts.members, facts.overlapping, &[]),
                     format!(
                         "{}: the partition, re-checked exactly when a fast-path guard before it fails",
                         facts.id
@@ -477,7 +469,7 @@ pub fn stand_alone(pool: &mut ExprPool, facts: &StandAlone, guards: Vec<Guard>) 
             let all: Vec<usize> = (0..n).collect();
             out.extend(fast(pool, &all, &shapes, "the partition"));
         }
-        out.push(Guard { fast_path: false, ..closer });
+        out.push(closer);
     }
     // The self-overlaps.
     let with = |known: SelfKnown| -> Vec<usize> {
@@ -487,7 +479,7 @@ pub fn stand_alone(pool: &mut ExprPool, facts: &StandAlone, guards: Vec<Guard>) 
         let names = |over: bool| {
             ks.iter()
                 .filter(|&&k| facts.self_overlap[k].0 == over)
-                .map(|&k| facts.members[k].0.clone())
+                .map(|&k| facts.members[k].source.clone())
                 .collect()
         };
         Guard::new(

@@ -56,7 +56,7 @@ impl fmt::Display for InputError {
         if !sep.is_empty() {
             f.write_str(": ")?;
         }
-        f.write_str(&cap(&self.message))
+        f.write_str(&cap_message(&self.message))
     }
 }
 
@@ -66,7 +66,10 @@ impl std::error::Error for InputError {}
 /// head and says how long it was.
 const MAX_MESSAGE: usize = 2000;
 
-fn cap(text: &str) -> std::borrow::Cow<'_, str> {
+/// `text` as an error message: whole up to [`MAX_MESSAGE`] bytes, else its
+/// head and its length (a message quoting a 10 MB name must not repeat it;
+/// every edge's errors go through here: the CLI's, Python's, the C ABI's).
+pub fn cap_message(text: &str) -> std::borrow::Cow<'_, str> {
     if text.len() <= MAX_MESSAGE {
         return std::borrow::Cow::Borrowed(text);
     }

@@ -16,10 +16,8 @@ mod program_doc;
 pub mod strict;
 mod types;
 
-#[cfg(feature = "cli")]
-pub(crate) use error::abbrev;
-pub use error::abbrev as abbrev_text;
 pub use error::InputError;
+pub use error::{abbrev, cap_message};
 pub use guard::{
     guard_json, guard_set_docs, load_guards, prepare_guards, GuardDoc, GuardKindDoc, OutcomeDoc,
 };
