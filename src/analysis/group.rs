@@ -217,7 +217,7 @@ impl Analyzer {
     }
 
     /// Makes `report`'s guards stand alone
-    /// ([`crate::guards::plan::stand_alone`]: the members' layouts, itemsize
+    /// (`guards::plan::stand_alone`: the members' layouts, itemsize
     /// included, and the domain in every fast path), unless the options say
     /// the embedder pins layouts itself ([`super::GuardOptions`]).
     /// [`Analyzer::overlap`] does this; a caller of the concrete short road

@@ -112,7 +112,7 @@ pub struct GuardOptions {
     ///
     /// Off (the default): the list stands alone: every call it passes has
     /// the report's partition and self-overlaps
-    /// ([`crate::guards::plan::stand_alone`]).
+    /// (`guards::plan::stand_alone`).
     pub layouts_pinned: bool,
 }
 

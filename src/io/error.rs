@@ -66,7 +66,7 @@ impl std::error::Error for InputError {}
 /// head and says how long it was.
 const MAX_MESSAGE: usize = 2000;
 
-/// `text` as an error message: whole up to [`MAX_MESSAGE`] bytes, else its
+/// `text` as an error message: whole up to 2,000 bytes, else its
 /// head and its length (a message quoting a 10 MB name must not repeat it;
 /// every edge's errors go through here: the CLI's, Python's, the C ABI's).
 pub fn cap_message(text: &str) -> std::borrow::Cow<'_, str> {
