@@ -5,8 +5,8 @@
 //! `x = ones(s0)` with views `a = x[:5]`, `b = x[7:13]`, `c = x[9:]`.
 
 use symalias::{
-    parse, Analyzer, Call, CallTensor, Group, GuardSet, Invariance, Layout, Member, Scope,
-    SymbolDecl, View,
+    parse, Analyzer, AnalyzerOptions, Call, CallTensor, Group, GuardOptions, GuardSet, Invariance,
+    Layout, Member, Scope, SymbolDecl, View,
 };
 
 /// The #29 group for `s0 >= min_s0` (hint 20).
@@ -78,6 +78,26 @@ fn main() {
     );
     assert_eq!(report.overlapping, vec![1, 2]);
     assert_eq!(report.invariance, Invariance::Proved);
+    // The list stands alone: a fast path pinning the members' layouts and
+    // the domain, then the exact check. Every call it passes has the
+    // proved partition.
+    let sources = scope.sources();
+    for guard in &report.guards {
+        println!("  guard: {}", guard.kind.render(&scope.pool, &sources));
+    }
+    assert!(report.guards.first().is_some_and(|g| g.fast_path));
+    let set = GuardSet::prepare(&scope.pool, &report.guards, &sources).expect("guards prepare");
+    assert!(set.check(&call(20)).unwrap().passed());
+    // An embedder that pins the layouts itself (torch's guards do) gets
+    // the proof's own list: nothing is left to check.
+    let mut pinned = Analyzer::new(AnalyzerOptions {
+        guards: GuardOptions {
+            layouts_pinned: true,
+        },
+        ..AnalyzerOptions::default()
+    });
+    let (mut scope, g) = group(10);
+    let report = pinned.overlap(&mut scope, &g).expect("valid at the hint");
     assert!(report.guards.is_empty());
 
     // With s0 >= 9, s0 = 9 makes c empty: refuted, and guarded.

@@ -66,8 +66,8 @@ macro_rules! internal {
 }
 
 pub use analysis::{
-    Analyzer, AnalyzerOptions, Group, GroupError, Invariance, Member, OverlapReport, PairReport,
-    Program, ProgramError, ProgramReport, Scope,
+    Analyzer, AnalyzerOptions, Group, GroupError, GuardOptions, Invariance, Member, OverlapReport,
+    PairReport, Program, ProgramError, ProgramReport, Scope,
 };
 pub use env::SymbolDecl;
 pub use expr::{parse, ExprId, ExprPool, SymbolId};
