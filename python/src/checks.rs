@@ -13,9 +13,13 @@
 //! what it reads (the storage pattern and offsets, or whole layouts for
 //! symbolic groups), so no Python object is built per call.
 //!
-//! Storage identity is the identity of the `untyped_storage()` object:
-//! torch keeps one Python object per live StorageImpl, and the call holds
-//! every storage object it read until it returns, so no address is reused
+//! Storage identity is the address of the `StorageImpl`: read natively
+//! (`reader`, for exact `torch.Tensor` and `Parameter` objects once
+//! `install()` has verified the reader) or through Python as
+//! `untyped_storage()._cdata` -- the same number either way, so a call may
+//! mix both (with the reader off, every read is Python's and the storage
+//! object's own identity stands in: torch keeps one per live storage). The call holds every tensor (and every storage object) it
+//! read until it returns, so no storage is freed and its address reused
 //! within a call (the only span over which identities are compared: memo
 //! keys hold the storage *pattern*, not identities).
 //!
@@ -89,13 +93,28 @@ impl<'py> Reads<'py> {
             .ok_or_else(|| PyValueError::new_err(format!("tensor {i} is gone from the frame")))
     }
 
+    /// The identity of tensor `i`'s storage: its `StorageImpl*`, read
+    /// natively (`reader`) or as `untyped_storage()._cdata` (the same
+    /// number), its offset read alongside when native.
     fn storage(&mut self, i: usize) -> PyResult<i64> {
         if let Some(s) = self.storage[i] {
             return Ok(s);
         }
         let t = self.tensor(i)?;
+        if let Some((s, o)) = crate::reader::storage_and_offset(&t) {
+            self.storage[i] = Some(s);
+            self.offset[i] = Some(o);
+            return Ok(s);
+        }
         let obj = call(t.py(), &t, Method::UntypedStorage)?;
-        let s = obj.as_ptr() as i64;
+        // With the reader on, other tensors of this call may have been read
+        // natively: compare in its numbers. Off, every read is Python's,
+        // and the storage object's identity is as good and cheaper.
+        let s: i64 = if crate::reader::enabled() {
+            obj.getattr(intern!(t.py(), "_cdata"))?.extract()?
+        } else {
+            obj.as_ptr() as i64
+        };
         self.held.push(obj);
         self.storage[i] = Some(s);
         Ok(s)
@@ -106,6 +125,11 @@ impl<'py> Reads<'py> {
             return Ok(o);
         }
         let t = self.tensor(i)?;
+        if let Some((s, o)) = crate::reader::storage_and_offset(&t) {
+            self.storage[i] = Some(s);
+            self.offset[i] = Some(o);
+            return Ok(o);
+        }
         let o: i64 = call(t.py(), &t, Method::StorageOffset)?.extract()?;
         self.offset[i] = Some(o);
         Ok(o)
@@ -113,6 +137,14 @@ impl<'py> Reads<'py> {
 
     fn view(&mut self, i: usize) -> PyResult<View> {
         let t = self.tensor(i)?;
+        if let Some(l) = crate::reader::layout(&t) {
+            return Ok(View {
+                sizes: l.sizes,
+                strides: l.strides,
+                offset: l.offset,
+                itemsize: l.itemsize,
+            });
+        }
         let py = t.py();
         let sizes = ints(&call(py, &t, Method::Size)?)?;
         let strides = ints(&call(py, &t, Method::Stride)?)?;

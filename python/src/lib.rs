@@ -31,6 +31,7 @@ mod checks;
 mod decide;
 mod document;
 mod error;
+mod reader;
 mod results;
 mod symints;
 mod tensors;
@@ -345,6 +346,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decide::decide, m)?)?;
     m.add_function(wrap_pyfunction!(decide::overlapping_for_all_shapes, m)?)?;
     m.add_function(wrap_pyfunction!(checks::check_counters, m)?)?;
+    m.add_function(wrap_pyfunction!(reader::reader_enable, m)?)?;
+    m.add_function(wrap_pyfunction!(reader::reader_disable, m)?)?;
+    m.add_function(wrap_pyfunction!(reader::reader_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(checks::reset_check_counters, m)?)?;
     Ok(())
 }

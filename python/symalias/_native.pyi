@@ -454,6 +454,23 @@ def check_counters() -> tuple[int, int, int]:
 def reset_check_counters() -> None:
     """Sets the run-time check counters to zero."""
 
+def reader_enable(
+    library: str,
+    types: Sequence[type],
+    probes: Sequence[Any],
+    expected: Sequence[tuple[int, int, Sequence[int], Sequence[int], int]],
+) -> None:
+    """Verifies the native tensor reader on the loaded torch (``library``:
+    its ``libtorch_cpu``; ``probes``: tensors of ``types`` with what torch's
+    Python methods read of them) and turns it on; once verified in a
+    process, turns it back on. Raises ``ValueError`` naming what did not hold."""
+
+def reader_disable() -> None:
+    """Turns the native tensor reader off: the checks read through Python."""
+
+def reader_enabled() -> bool:
+    """Whether the native tensor reader is on."""
+
 @final
 class Decision:
     """The overlap decision of one storage group read from torch tensors."""

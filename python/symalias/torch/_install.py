@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from . import _state
+from . import _reader, _state
 from ._state import lock, log, reset_stats, saved_hooks
 from ._torch import gateway, points, verify
 
@@ -53,6 +53,7 @@ def install() -> None:
             fn = raw.__func__ if h.static or h.cls else getattr(owner, h.attr)
             new = replacing_function(h)(fn)
             setattr(owner, h.attr, staticmethod(new) if h.static else classmethod(new) if h.cls else new)
+        _reader.enable()
         gateway.forget_compiled_frames()
 
 

@@ -11,6 +11,7 @@ Nothing here holds state or decides.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any, Callable, Literal
 
 import torch
@@ -63,6 +64,65 @@ def trace_artifact(name: str, payload: Callable[[], str]) -> None:
 def storage_id(t: Any) -> int:
     """Identity of a tensor's storage (its StorageImpl's address)."""
     return int(t.untyped_storage()._cdata)
+
+
+def reader_library() -> str:
+    """The path of the loaded ``libtorch_cpu`` (its C shim for AOTInductor
+    is what the native tensor reader calls)."""
+    return os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
+
+
+def reader_header() -> str | None:
+    """The text of the installed torch's ``python_variable.h`` (the layout
+    of a tensor's Python object), or None when the wheel ships no headers."""
+    path = os.path.join(os.path.dirname(torch.__file__), "include", "torch", "csrc", "autograd", "python_variable.h")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def reader_types() -> list[type]:
+    """The tensor types the native reader reads: those whose methods are
+    torch's own (no ``__torch_function__`` of their own)."""
+    return [torch.Tensor, torch.nn.Parameter]
+
+
+def reader_probes() -> list[Any]:
+    """Tensors of every common dtype and of many layouts, to verify the
+    native reader on (each exactly of a ``reader_types`` type)."""
+    dtypes = [
+        torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.complex64, torch.complex128,
+        torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool,
+    ]  # fmt: skip
+    out: list[Any] = [torch.zeros(3, 5, dtype=d)[1:, 2:] for d in dtypes]
+    base = torch.arange(60.0).reshape(3, 4, 5)
+    out += [
+        base,
+        base.transpose(0, 2),
+        base[1:, ::2, 3],
+        base[2, 3, 4],  # zero-dim, offset 59
+        base.reshape(-1)[7:7],  # empty, offset 7
+        torch.zeros(4, 1).expand(4, 6),  # stride 0
+        torch.tensor(1.5),
+        torch.empty(0),
+        base.as_strided((2, 2), (1, 1), 3),
+        torch.zeros(2, 3, requires_grad=True),
+    ]
+    p = torch.nn.Parameter(torch.ones(6, 2))
+    out += [p, p[2:].detach(), p.view(2, 6)]
+    other = torch.zeros(10)
+    moved = torch.empty(0)
+    moved.set_(other.untyped_storage(), 2, (2, 3), (3, 1))
+    out += [moved]
+    return out
+
+
+def reader_expected(t: Any) -> tuple[int, int, list[int], list[int], int]:
+    """What torch's Python methods read of a probe: its storage's
+    ``StorageImpl*``, offset, sizes, strides and itemsize."""
+    return (int(t.untyped_storage()._cdata), t.storage_offset(), list(t.size()), list(t.stride()), t.element_size())
 
 
 def autograd_base(t: Any) -> Any:
