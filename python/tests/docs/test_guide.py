@@ -288,7 +288,7 @@ def test_the_blocks_of_one_page_are_found():
 
 def mdbook() -> str:
     """mdBook, as ``.ci/setup`` installs it (or on ``PATH``)."""
-    tools = pathlib.Path(os.environ.get("SYMALIAS_TOOLS", pathlib.Path.home() / ".cache" / "symalias-tools"))
+    tools = pathlib.Path(os.environ.get("SYMALIAS_TOOLS") or pathlib.Path.home() / ".cache" / "symalias-tools")
     found = tools / "bin" / "mdbook"
     if found.exists():
         return str(found)

@@ -62,7 +62,7 @@ def installed_by_setup(name: str) -> bool:
 
 def where(name: str) -> str | None:
     venv = pathlib.Path(sys.executable).parent
-    tools = pathlib.Path(os.environ.get("SYMALIAS_TOOLS", pathlib.Path.home() / ".cache" / "symalias-tools")) / "bin"
+    tools = pathlib.Path(os.environ.get("SYMALIAS_TOOLS") or pathlib.Path.home() / ".cache" / "symalias-tools") / "bin"
     for d in (venv, tools):
         if (d / name).exists():
             return str(d / name)
