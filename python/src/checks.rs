@@ -28,10 +28,11 @@
 
 use hashbrown::HashMap;
 use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use symalias::{Call, CallInput, CallTensor, View};
 
@@ -59,6 +60,21 @@ pub fn reset_check_counters() {
     CALLS.store(0, Ordering::Relaxed);
     FAILURES.store(0, Ordering::Relaxed);
     NANOS.store(0, Ordering::Relaxed);
+    RECORDED.store(0, Ordering::Relaxed);
+    FETCHED.store(0, Ordering::Relaxed);
+}
+
+static RECORDED: AtomicU64 = AtomicU64::new(0);
+static FETCHED: AtomicU64 = AtomicU64::new(0);
+
+/// The tensors the counted checks took from recorders, and those they
+/// fetched themselves, since the last reset: `(recorded, fetched)`.
+#[pyfunction]
+pub fn tensor_counters() -> (u64, u64) {
+    (
+        RECORDED.load(Ordering::Relaxed),
+        FETCHED.load(Ordering::Relaxed),
+    )
 }
 
 /// Entries a partition's memo keeps before it starts afresh.
@@ -412,6 +428,35 @@ pub struct PyFrameCheck {
     paths: Vec<Option<Vec<Step>>>,
     passed: usize,
     checks: Vec<Check>,
+    /// The passed tensors come as one thunk (`lambda L: (t0, t1, ...)`),
+    /// called with the locals only when a passed tensor was not recorded.
+    lazy: bool,
+    /// This guard evaluation's number (`begin`, a leaf of Dynamo's root).
+    generation: AtomicU64,
+    /// Per tensor: what its recorder (a leaf on the tensor's own guard
+    /// manager) saw in this evaluation.
+    slots: Vec<Slot>,
+    /// How many tensors the last counted call took from recorders.
+    recorded: AtomicUsize,
+}
+
+/// One tensor as its recorder saw it: a strong reference, and the
+/// evaluation it was seen in (stale ones are never used).
+struct Slot {
+    generation: AtomicU64,
+    object: AtomicPtr<ffi::PyObject>,
+}
+
+impl Drop for PyFrameCheck {
+    fn drop(&mut self) {
+        for s in &self.slots {
+            let old = s.object.swap(std::ptr::null_mut(), Ordering::Relaxed);
+            if !old.is_null() {
+                // Dropped by its Python object's deallocation: attached.
+                unsafe { ffi::Py_DECREF(old) };
+            }
+        }
+    }
 }
 
 impl PyFrameCheck {
@@ -422,18 +467,53 @@ impl PyFrameCheck {
         &self,
         locals: &Bound<'py, PyAny>,
         args: &Bound<'py, PyTuple>,
+        guard: bool,
     ) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
-        if args.len() != self.passed {
+        // The guard's own call (`guard`) takes what the recorders saw and
+        // the passed tensors as one thunk (when `lazy`); every other call
+        // (a recompile reason, a test) passes the tensors themselves.
+        let lazy = guard && self.lazy;
+        let expected = if lazy {
+            usize::from(self.passed > 0)
+        } else {
+            self.passed
+        };
+        if args.len() != expected {
             return Err(PyValueError::new_err(format!(
-                "FrameCheck: {} tensors passed, {} expected",
+                "FrameCheck: {} arguments passed, {} expected",
                 args.len(),
-                self.passed
+                expected
             )));
         }
+        let py = locals.py();
+        let generation = self.generation.load(Ordering::Relaxed);
         let mut next = 0;
+        let mut thunk: Option<Bound<'py, PyTuple>> = None;
+        let mut taken = 0;
         let mut out = Vec::with_capacity(self.paths.len());
-        for path in &self.paths {
+        for (k, path) in self.paths.iter().enumerate() {
+            if guard {
+                if let Some(t) = self.take(k, generation, py) {
+                    taken += 1;
+                    out.push(Some(t));
+                    next += usize::from(path.is_none());
+                    continue;
+                }
+            }
             match path {
+                None if lazy => {
+                    if thunk.is_none() {
+                        let t = args.get_item(0)?.call1((locals,))?.cast_into::<PyTuple>()?;
+                        if t.len() != self.passed {
+                            return Err(PyValueError::new_err(
+                                "FrameCheck: the thunk gave another count of tensors",
+                            ));
+                        }
+                        thunk = Some(t);
+                    }
+                    out.push(Some(thunk.as_ref().expect("set above").get_item(next)?));
+                    next += 1;
+                }
                 None => {
                     out.push(Some(args.get_item(next)?));
                     next += 1;
@@ -453,15 +533,54 @@ impl PyFrameCheck {
                 }
             }
         }
+        if guard {
+            self.recorded.store(taken, Ordering::Relaxed);
+            RECORDED.fetch_add(taken as u64, Ordering::Relaxed);
+            FETCHED.fetch_add((out.len() - taken) as u64, Ordering::Relaxed);
+        }
         Ok(out)
+    }
+
+    /// What tensor `k`'s recorder saw in evaluation `generation` (taken:
+    /// the slot is empty after), or None.
+    fn take<'py>(&self, k: usize, generation: u64, py: Python<'py>) -> Option<Bound<'py, PyAny>> {
+        let slot = self.slots.get(k)?;
+        if slot.generation.load(Ordering::Relaxed) != generation {
+            return None;
+        }
+        let obj = slot.object.swap(std::ptr::null_mut(), Ordering::Relaxed);
+        // Owned: the recorder took a strong reference.
+        (!obj.is_null()).then(|| unsafe { Bound::from_owned_ptr(py, obj) })
+    }
+
+    /// Tensor `k`'s recorder saw `obj` (a borrowed reference) in this
+    /// evaluation.
+    fn record(&self, k: usize, obj: *mut ffi::PyObject) {
+        let Some(slot) = self.slots.get(k) else {
+            return;
+        };
+        unsafe { ffi::Py_INCREF(obj) };
+        let old = slot.object.swap(obj, Ordering::Relaxed);
+        slot.generation
+            .store(self.generation.load(Ordering::Relaxed), Ordering::Relaxed);
+        if !old.is_null() {
+            // A stale reference from an evaluation that failed before the
+            // check ran.
+            unsafe { ffi::Py_DECREF(old) };
+        }
     }
 
     /// The first fact that fails. A guard never raises: a fact that cannot
     /// be read on this call (a tensor became `None` or an int, a list got
     /// shorter) fails, and so does every fact when the call's arguments
     /// are not what the guard's code passes.
-    fn first_failing(&self, locals: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>) -> Option<usize> {
-        let Ok(tensors) = self.tensors(locals, args) else {
+    fn first_failing(
+        &self,
+        locals: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        guard: bool,
+    ) -> Option<usize> {
+        let Ok(tensors) = self.tensors(locals, args, guard) else {
             return Some(0).filter(|_| !self.checks.is_empty());
         };
         let mut reads = Reads::new(tensors);
@@ -478,8 +597,8 @@ impl PyFrameCheck {
     /// the guard's code passes), and the checks naming them by slot (the
     /// classes of `check_kinds`).
     #[new]
-    #[pyo3(signature = (paths, checks))]
-    fn new(paths: Vec<Bound<'_, PyAny>>, checks: Vec<AnyCheck<'_>>) -> PyResult<Self> {
+    #[pyo3(signature = (paths, checks, lazy = false))]
+    fn new(paths: Vec<Bound<'_, PyAny>>, checks: Vec<AnyCheck<'_>>, lazy: bool) -> PyResult<Self> {
         let paths = paths.iter().map(parse_path).collect::<PyResult<Vec<_>>>()?;
         let n = paths.len();
         let checks = checks
@@ -488,8 +607,17 @@ impl PyFrameCheck {
             .collect::<PyResult<_>>()?;
         Ok(PyFrameCheck {
             passed: paths.iter().filter(|p| p.is_none()).count(),
+            slots: (0..n)
+                .map(|_| Slot {
+                    generation: AtomicU64::new(0),
+                    object: AtomicPtr::new(std::ptr::null_mut()),
+                })
+                .collect(),
             paths,
             checks,
+            lazy,
+            generation: AtomicU64::new(0),
+            recorded: AtomicUsize::new(0),
         })
     }
 
@@ -499,7 +627,7 @@ impl PyFrameCheck {
     #[pyo3(signature = (locals, *tensors))]
     fn __call__(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> bool {
         let start = Instant::now();
-        let ok = self.first_failing(locals, tensors).is_none();
+        let ok = self.first_failing(locals, tensors, true).is_none();
         CALLS.fetch_add(1, Ordering::Relaxed);
         NANOS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         if !ok {
@@ -512,7 +640,7 @@ impl PyFrameCheck {
     /// counted.
     #[pyo3(signature = (locals, *tensors))]
     fn failing(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> Option<usize> {
-        self.first_failing(locals, tensors)
+        self.first_failing(locals, tensors, false)
     }
 
     /// Whether fact `k` alone holds (false where it cannot be read); not
@@ -528,7 +656,7 @@ impl PyFrameCheck {
             .checks
             .get(k)
             .ok_or_else(|| PyValueError::new_err(format!("FrameCheck: no check {k}")))?;
-        let Ok(tensors) = self.tensors(locals, tensors) else {
+        let Ok(tensors) = self.tensors(locals, tensors, false) else {
             return Ok(false);
         };
         Ok(matches!(check.holds(&mut Reads::new(tensors)), Ok(true)))
@@ -537,4 +665,99 @@ impl PyFrameCheck {
     fn __len__(&self) -> usize {
         self.checks.len()
     }
+
+    /// The leaf that opens a guard evaluation (on Dynamo's root, before
+    /// any tensor's recorder): a builtin taking one argument, returning
+    /// True.
+    fn begin(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        builtin(slf.as_any(), &BEGIN)
+    }
+
+    /// The leaf that records tensor `k` (on the tensor's own guard
+    /// manager): a builtin taking the tensor, returning True.
+    fn recorder(slf: &Bound<'_, Self>, k: usize) -> PyResult<Py<PyAny>> {
+        if k >= slf.get().paths.len() {
+            return Err(PyValueError::new_err(format!("FrameCheck: no tensor {k}")));
+        }
+        let slot = Bound::new(
+            slf.py(),
+            PySlotRef {
+                check: slf.clone().unbind(),
+                k,
+            },
+        )?;
+        builtin(slot.as_any(), &RECORD)
+    }
+
+    /// How many tensors the last guard call took from recorders.
+    #[getter]
+    fn recorded(&self) -> usize {
+        self.recorded.load(Ordering::Relaxed)
+    }
+}
+
+/// The self of a recorder: its frame check and tensor.
+#[pyclass(module = "symalias._native", name = "SlotRef", frozen)]
+pub struct PySlotRef {
+    check: Py<PyFrameCheck>,
+    k: usize,
+}
+
+/// A `PyMethodDef` with a stable address (`PyCFunction_NewEx` keeps it).
+struct Def(std::cell::UnsafeCell<ffi::PyMethodDef>);
+
+// Read by CPython only, never written after construction.
+unsafe impl Sync for Def {}
+
+static BEGIN: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
+    ml_name: c"symalias_begin".as_ptr(),
+    ml_meth: ffi::PyMethodDefPointer { PyCFunction: begin },
+    ml_flags: ffi::METH_O,
+    ml_doc: std::ptr::null(),
+}));
+
+static RECORD: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
+    ml_name: c"symalias_record".as_ptr(),
+    ml_meth: ffi::PyMethodDefPointer {
+        PyCFunction: record,
+    },
+    ml_flags: ffi::METH_O,
+    ml_doc: std::ptr::null(),
+}));
+
+/// A builtin function of `def` bound to `slf` (CPython calls it with one
+/// argument and no tuple: the cheapest call Dynamo's lambda leaf makes).
+fn builtin(slf: &Bound<'_, PyAny>, def: &'static Def) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    unsafe {
+        let f = ffi::PyCFunction_NewEx(def.0.get(), slf.as_ptr(), std::ptr::null_mut());
+        Bound::from_owned_ptr_or_err(py, f).map(Bound::unbind)
+    }
+}
+
+/// Never raises: True, always (the check itself decides, at the end).
+unsafe extern "C" fn begin(
+    slf: *mut ffi::PyObject,
+    _arg: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    let py = unsafe { Python::assume_attached() };
+    let b = unsafe { Bound::from_borrowed_ptr(py, slf) };
+    if let Ok(c) = b.cast::<PyFrameCheck>() {
+        c.get().generation.fetch_add(1, Ordering::Relaxed);
+    }
+    unsafe { ffi::Py_NewRef(ffi::Py_True()) }
+}
+
+/// Never raises: True, always (the tensor is read when the check runs).
+unsafe extern "C" fn record(
+    slf: *mut ffi::PyObject,
+    arg: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    let py = unsafe { Python::assume_attached() };
+    let b = unsafe { Bound::from_borrowed_ptr(py, slf) };
+    if let Ok(r) = b.cast::<PySlotRef>() {
+        let r = r.get();
+        r.check.get().record(r.k, arg);
+    }
+    unsafe { ffi::Py_NewRef(ffi::Py_True()) }
 }

@@ -346,6 +346,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decide::decide, m)?)?;
     m.add_function(wrap_pyfunction!(decide::overlapping_for_all_shapes, m)?)?;
     m.add_function(wrap_pyfunction!(checks::check_counters, m)?)?;
+    m.add_function(wrap_pyfunction!(checks::tensor_counters, m)?)?;
     m.add_function(wrap_pyfunction!(reader::reader_enable, m)?)?;
     m.add_function(wrap_pyfunction!(reader::reader_disable, m)?)?;
     m.add_function(wrap_pyfunction!(reader::reader_enabled, m)?)?;

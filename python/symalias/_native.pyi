@@ -42,11 +42,15 @@ __all__ = [
     "overlapping_for_all_shapes",
     "overlapping_tensors",
     "parse",
+    "reader_disable",
+    "reader_enable",
+    "reader_enabled",
     "rebuild",
     "render_guards",
     "reset_check_counters",
     "restore",
     "simplify",
+    "tensor_counters",
     "z3_version",
 ]
 
@@ -437,11 +441,25 @@ class FrameCheck:
     """Every run-time check of one compiled frame, decided in one native
     call (``symalias.torch``), over the frame's tensors by slot."""
 
-    def __new__(cls, paths: Sequence[Sequence[_Step] | None], checks: Sequence[_Check]) -> FrameCheck:
+    def __new__(
+        cls, paths: Sequence[Sequence[_Step] | None], checks: Sequence[_Check], lazy: bool = False
+    ) -> FrameCheck:
         """``paths``: per slot, its ``("item", key)`` / ``("attr", name)``
-        steps from the frame's locals, or None for a tensor passed in the call."""
+        steps from the frame's locals, or None for a tensor passed in the call
+        (``lazy``: all of them as one function of the locals returning their tuple)."""
     def __call__(self, locals: Any, *tensors: Any) -> bool:
-        """True when every check holds; counted in ``check_counters``."""
+        """True when every check holds; counted in ``check_counters``. Takes
+        the tensors recorded in this guard evaluation, and fetches the
+        others (by path, or from the passed tensors or thunk)."""
+    def begin(self) -> Any:
+        """A builtin of one argument returning True that opens a guard
+        evaluation (a leaf on Dynamo's root)."""
+    def recorder(self, k: int) -> Any:
+        """A builtin of one argument (tensor ``k``) returning True that
+        records it for this evaluation (a leaf on its guard manager)."""
+    @property
+    def recorded(self) -> int:
+        """How many tensors the last counted call took from recorders."""
     def failing(self, locals: Any, *tensors: Any) -> int | None:
         """The first check that fails, or None; not counted."""
     def check_holds(self, k: int, locals: Any, *tensors: Any) -> bool:
@@ -450,6 +468,9 @@ class FrameCheck:
 
 def check_counters() -> tuple[int, int, int]:
     """Run-time checks since the last reset: ``(calls, failures, nanoseconds)``."""
+
+def tensor_counters() -> tuple[int, int]:
+    """Tensors the counted checks took from recorders and fetched themselves."""
 
 def reset_check_counters() -> None:
     """Sets the run-time check counters to zero."""

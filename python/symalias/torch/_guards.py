@@ -87,8 +87,19 @@ class FrameFacts(gateway.guard_env_expr()):  # type: ignore[misc]
             return
         names = [source_name(s) for s in self.sources]
         paths = [gateway.path(s) for s in self.sources]
-        check = _native.FrameCheck(paths, facts)
-        args = ", ".join(["L"] + [n for n, p in zip(names, paths) if p is None])
+        passed = [n for n, p in zip(names, paths) if p is None]
+        check = _native.FrameCheck(paths, facts, lazy=True)
+        # Each tensor is recorded where Dynamo's own guards read it (a leaf
+        # on its guard manager, after a leaf on the root opens the
+        # evaluation); the check takes what was recorded in this
+        # evaluation and fetches the rest itself: by path, or through the
+        # thunk of the passed tensors (evaluated only then).
+        if gateway.add_leaf(builder, None, check.begin(), ["symalias: a guard evaluation begins"]):
+            for k, s in enumerate(self.sources):
+                gateway.add_leaf(builder, s, check.recorder(k), [f"symalias: records {names[k]}"])
+        thunk = f"lambda L: ({', '.join(passed)},)" if passed else None
+        call = ", ".join(["L"] + ([thunk] if thunk else []))
+        args = ", ".join(["L", *passed])
         if len(words) == 1:
             verbose = words
         else:
@@ -96,7 +107,7 @@ class FrameFacts(gateway.guard_env_expr()):  # type: ignore[misc]
             _state.frame_words[frame] = (weakref.ref(check, lambda _: _state.frame_words.pop(frame, None)), words)
             verbose = [f"{WHY}({frame}, {k}, {args})" for k in range(len(words))]
         fn_name = f"___symalias_check_{next(_state.counter)}"
-        builder.add_python_lambda_leaf_guard_to_root([f"{fn_name}({args})"], verbose, closure_vars={fn_name: check})
+        builder.add_python_lambda_leaf_guard_to_root([f"{fn_name}({call})"], verbose, closure_vars={fn_name: check})
 
 
 #: Why a saved artifact whose checks this symalias cannot read never passes.

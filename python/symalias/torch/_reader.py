@@ -19,6 +19,7 @@ import os
 import re
 
 from .. import _native
+from . import _state
 from ._state import log
 from ._torch import gateway
 
@@ -26,19 +27,15 @@ from ._torch import gateway
 #: sits right after the object header (comments may come between).
 LAYOUT = re.compile(r"struct THPVariable\s*\{\s*PyObject_HEAD\s*(?://[^\n]*\n\s*)*at::Tensor cdata;")
 
-#: Why the reader is off, or None when it is on (set by ``enable``).
-_why_off: str | None = "not installed"
-
 
 def enable() -> None:
     """Verifies the native reader on this torch and turns it on; else
     leaves it off with one log line. Never raises."""
-    global _why_off
-    _why_off = _problem()
-    if _why_off is None:
+    why = _state.reader_off[0] = _problem()
+    if why is None:
         return
     _native.reader_disable()
-    log.info("symalias: run-time checks read tensors through Python (%s)", _why_off)
+    log.info("symalias: run-time checks read tensors through Python (%s)", why)
 
 
 def _problem() -> str | None:
@@ -61,11 +58,11 @@ def _problem() -> str | None:
 
 def disable() -> None:
     """Turns the reader off (``uninstall``; tests of the Python path)."""
-    global _why_off
     _native.reader_disable()
-    _why_off = "turned off"
+    _state.reader_off[0] = "turned off"
 
 
 def status() -> str:
     """``"native"``, or why the checks read tensors through Python."""
-    return "native" if _why_off is None and _native.reader_enabled() else f"python ({_why_off})"
+    why = _state.reader_off[0]
+    return "native" if why is None and _native.reader_enabled() else f"python ({why})"

@@ -134,6 +134,19 @@ class Stats:
         """Time spent in them."""
         return _native.check_counters()[2] * 1e-9
 
+    @property
+    def guard_tensors_recorded(self) -> int:
+        """Tensors those checks took as Dynamo's guard tree read them (a
+        recorder leaf on each tensor's guard manager)."""
+        return _native.tensor_counters()[0]
+
+    @property
+    def guard_tensors_fetched(self) -> int:
+        """Tensors they fetched themselves (no recorder, or a recorder
+        Dynamo did not run in that evaluation): by path from the frame's
+        locals, or through the guard's code."""
+        return _native.tensor_counters()[1]
+
 
 @dataclass
 class Lifetime:
@@ -168,6 +181,10 @@ PENDING_LIMIT = 256
 #: (``_guards.why``): id -> (the check, each fact's words); an entry
 #: leaves with its check.
 frame_words: dict[int, tuple[weakref.ReferenceType[Any], list[str]]] = {}
+
+#: Why the native tensor reader is off, or None when ``install()`` verified
+#: it (``_reader``; not reset: the verification holds for the process).
+reader_off: list[str | None] = ["not installed"]
 #: Facts of compiles that ran under a ``TracingContext`` of their own, by
 #: the ShapeEnv they share with the capture, until the capture's check is
 #: built (``_compile.close_frame``).

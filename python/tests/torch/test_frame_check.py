@@ -357,3 +357,72 @@ def test_checks_of_another_form_never_pass():
     facts.install(builder, True)
     code, verbose, closure = builder.added
     assert code == ["False"] and verbose == [_guards.OUTDATED] and closure == {}
+
+
+def test_recorders_hand_over_this_evaluation_s_tensors_and_never_stale_ones():
+    """A recorder's tensor is taken only in the evaluation it was recorded
+    in (``begin`` opens one); a slot its recorder skipped is fetched --
+    here through the thunk of passed tensors, evaluated only then."""
+    a, b = torch.zeros(4), torch.zeros(4)
+    check = _native.FrameCheck(
+        [None, [("item", "y")]],
+        [_native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, True])],
+        lazy=True,
+    )
+    begin, rec0, rec1 = check.begin(), check.recorder(0), check.recorder(1)
+    thunked = []
+
+    def thunk(t: Any) -> Any:
+        return lambda L: thunked.append(t) or (t,)
+
+    # Both recorded: the check reads them, the thunk is never called.
+    assert begin(None) is True and rec0(a) is True and rec1(b) is True
+    assert check({"y": b}, thunk(a)) and check.recorded == 2 and thunked == []
+    # Recorded a[1:] and a (aliased), yet the locals say otherwise: the
+    # recorded ones are what this evaluation read.
+    begin(None), rec0(a), rec1(a[1:])
+    assert not check({"y": b}, thunk(a)) and check.recorded == 2
+    # A recorder left stale by a failed evaluation (no check ran after it),
+    # then skipped: the slot is fetched, never the stale tensor.
+    begin(None), rec0(a)
+    begin(None), rec1(b)
+    assert check({"y": b}, thunk(torch.zeros(2))) and check.recorded == 1 and len(thunked) == 1
+    assert not check({"y": b}, thunk(b)) and check.recorded == 0
+    with pytest.raises(ValueError, match="no tensor 2"):
+        check.recorder(2)
+
+
+def test_a_compiled_frame_reads_every_tensor_where_dynamo_reads_it(fresh_torch):
+    """An optimizer step (its momentum buffers keyed by parameter: sources
+    no path reaches) takes every tensor from Dynamo's guard tree; a changed
+    aliasing still fails the check and recompiles."""
+    st.install()
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(2, 4)
+
+    def step():
+        model(x).sum().backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+
+    g = torch.compile(step, backend="aot_eager")
+    for _ in range(4):
+        g()
+    rec0, fetched0 = _native.tensor_counters()
+    calls0 = st.stats.guard_checks
+    for _ in range(5):
+        g()
+    rec, fetched = _native.tensor_counters()
+    assert st.stats.guard_checks > calls0
+    assert fetched == fetched0 and rec - rec0 >= 5 * 12  # params, grads, buffers
+    assert st.stats.guard_tensors_recorded == rec and st.stats.guard_tensors_fetched == fetched
+    # One momentum buffer now shares a parameter's storage (the same
+    # tensor object, sizes and strides: only symalias's check sees it).
+    failures = st.stats.guard_failures
+    p0 = next(iter(model.parameters()))
+    buf = opt.state[p0]["momentum_buffer"]
+    with torch.no_grad():
+        buf.set_(p0.untyped_storage(), p0.storage_offset(), p0.shape, p0.stride())
+    g()
+    assert st.stats.guard_failures > failures

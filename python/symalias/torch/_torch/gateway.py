@@ -66,6 +66,19 @@ def storage_id(t: Any) -> int:
     return int(t.untyped_storage()._cdata)
 
 
+def add_leaf(builder: Any, source: Any, fn: Any, verbose: list[str]) -> bool:
+    """Adds ``fn`` as a lambda leaf on the guard manager of ``source`` in
+    Dynamo's guard tree (``source`` None: on the root, where leaves run
+    before any child manager); False where this torch's builder cannot
+    (the check then fetches that tensor itself)."""
+    try:
+        manager = builder.guard_manager.root if source is None else builder.get_guard_manager_from_source(source)
+        manager.add_lambda_guard(fn, verbose, None)
+    except Exception:  # any refusal: the check reads the tensor itself
+        return False
+    return True
+
+
 def reader_library() -> str:
     """The path of the loaded ``libtorch_cpu`` (its C shim for AOTInductor
     is what the native tensor reader calls)."""
