@@ -32,6 +32,7 @@ use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use symalias::{Call, CallInput, CallTensor, View};
@@ -431,8 +432,6 @@ pub struct PyFrameCheck {
     /// The passed tensors come as one thunk (`lambda L: (t0, t1, ...)`),
     /// called with the locals only when a passed tensor was not recorded.
     lazy: bool,
-    /// This guard evaluation's number (`begin`, a leaf of Dynamo's root).
-    generation: AtomicU64,
     /// Per tensor: what its recorder (a leaf on the tensor's own guard
     /// manager) saw in this evaluation.
     slots: Vec<Slot>,
@@ -486,7 +485,7 @@ impl PyFrameCheck {
             )));
         }
         let py = locals.py();
-        let generation = self.generation.load(Ordering::Relaxed);
+        let generation = EVALUATION.with(Cell::get);
         let mut next = 0;
         let mut thunk: Option<Bound<'py, PyTuple>> = None;
         let mut taken = 0;
@@ -562,7 +561,7 @@ impl PyFrameCheck {
         unsafe { ffi::Py_INCREF(obj) };
         let old = slot.object.swap(obj, Ordering::Relaxed);
         slot.generation
-            .store(self.generation.load(Ordering::Relaxed), Ordering::Relaxed);
+            .store(EVALUATION.with(Cell::get), Ordering::Relaxed);
         if !old.is_null() {
             // A stale reference from an evaluation that failed before the
             // check ran.
@@ -616,7 +615,6 @@ impl PyFrameCheck {
             paths,
             checks,
             lazy,
-            generation: AtomicU64::new(0),
             recorded: AtomicUsize::new(0),
         })
     }
@@ -668,7 +666,7 @@ impl PyFrameCheck {
 
     /// The leaf that opens a guard evaluation (on Dynamo's root, before
     /// any tensor's recorder): a builtin taking one argument, returning
-    /// True.
+    /// True. It numbers the evaluation for this thread.
     fn begin(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         builtin(slf.as_any(), &BEGIN)
     }
@@ -694,6 +692,18 @@ impl PyFrameCheck {
     fn recorded(&self) -> usize {
         self.recorded.load(Ordering::Relaxed)
     }
+}
+
+/// Guard evaluations begun in this process: each gets its own number.
+static EVALUATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The number of the guard evaluation this thread last began. A
+    /// recorder stamps its tensor with it, and a check takes only tensors
+    /// stamped with it: another thread's evaluation of the same frame (the
+    /// GIL may pass between guards that run Python), or one that failed
+    /// before its check ran, never hands this one its tensors.
+    static EVALUATION: Cell<u64> = const { Cell::new(0) };
 }
 
 /// The self of a recorder: its frame check and tensor.
@@ -737,14 +747,11 @@ fn builtin(slf: &Bound<'_, PyAny>, def: &'static Def) -> PyResult<Py<PyAny>> {
 
 /// Never raises: True, always (the check itself decides, at the end).
 unsafe extern "C" fn begin(
-    slf: *mut ffi::PyObject,
+    _slf: *mut ffi::PyObject,
     _arg: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
-    let py = unsafe { Python::assume_attached() };
-    let b = unsafe { Bound::from_borrowed_ptr(py, slf) };
-    if let Ok(c) = b.cast::<PyFrameCheck>() {
-        c.get().generation.fetch_add(1, Ordering::Relaxed);
-    }
+    let number = EVALUATIONS.fetch_add(1, Ordering::Relaxed) + 1;
+    EVALUATION.with(|e| e.set(number));
     unsafe { ffi::Py_NewRef(ffi::Py_True()) }
 }
 

@@ -426,3 +426,24 @@ def test_a_compiled_frame_reads_every_tensor_where_dynamo_reads_it(fresh_torch):
         buf.set_(p0.untyped_storage(), p0.storage_offset(), p0.shape, p0.stride())
     g()
     assert st.stats.guard_failures > failures
+
+
+def test_another_thread_s_evaluation_never_hands_over_its_tensors():
+    """Each thread's evaluation has its own number: a tensor another
+    thread recorded in the same slot (its evaluation failing before its
+    check ran, or the GIL passing between guards) is fetched, not taken."""
+    import threading
+
+    a, b = torch.zeros(4), torch.zeros(4)
+    check = _native.FrameCheck(
+        [None, None],
+        [_native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, True])],
+        lazy=True,
+    )
+    begin, rec0, rec1 = check.begin(), check.recorder(0), check.recorder(1)
+    begin(None), rec1(b)
+    other = threading.Thread(target=lambda: (begin(None), rec0(b)))
+    other.start()
+    other.join()
+    # Slot 0 holds b, stamped by the other thread: this check fetches a.
+    assert check({}, lambda L: (a, b)) and check.recorded == 1
