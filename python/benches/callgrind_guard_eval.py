@@ -2,9 +2,9 @@
 ``valgrind --tool=callgrind`` (repeatable on a noisy machine).
 
 Each workload is compiled (aot_eager, caches off) under valgrind; then each
-compiled frame's guard manager is evaluated ``--iters`` times by torch's
-own ``profile_guard_manager`` on the frame's locals, the only code
-callgrind collects (``--toggle-collect``). The table gives instructions
+compiled frame's guard manager is evaluated ``--iters`` times on the
+frame's locals; callgrind collects only inside the root guard manager's
+check (``--toggle-collect``: Dynamo's guards, symalias's leaves and check). The table gives instructions
 per evaluation of all the workload's frames (one step), stock, installed,
 and installed with the native reader off.
 
@@ -59,7 +59,9 @@ for _ in range(4):
     g(*args)
 live = [(r, s) for r, s in frames if r.check(s)]
 for root, scope in live:
-    orig(root, scope, iters)
+    check = root.check
+    for _ in range(iters):
+        check(scope)
 print("frames", len(live))
 """
 
@@ -76,7 +78,7 @@ def count(mode: str, workload: str, a: argparse.Namespace) -> int:
                 "--tool=callgrind",
                 f"--callgrind-out-file={out}",
                 "--collect-atstart=no",
-                "--toggle-collect=*profile_guard_manager*",
+                "--toggle-collect=*RootGuardManager::check_nopybind*",
                 sys.executable,
                 "-c",
                 CHILD,

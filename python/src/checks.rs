@@ -472,7 +472,13 @@ impl PyFrameCheck {
         // the passed tensors as one thunk (when `lazy`); every other call
         // (a recompile reason, a test) passes the tensors themselves.
         let lazy = guard && self.lazy;
-        let expected = if lazy {
+        // `direct`: the epilogue builtin, called with the locals alone (every
+        // passed tensor has a recorder); a passed tensor not recorded in
+        // this evaluation then fails the check.
+        let direct = lazy && args.is_empty();
+        let expected = if direct {
+            0
+        } else if lazy {
             usize::from(self.passed > 0)
         } else {
             self.passed
@@ -500,6 +506,11 @@ impl PyFrameCheck {
                 }
             }
             match path {
+                None if direct => {
+                    return Err(PyValueError::new_err(format!(
+                        "FrameCheck: tensor {k} was not recorded in this evaluation"
+                    )));
+                }
                 None if lazy => {
                     if thunk.is_none() {
                         let t = args.get_item(0)?.call1((locals,))?.cast_into::<PyTuple>()?;
@@ -569,6 +580,18 @@ impl PyFrameCheck {
         }
     }
 
+    /// The guard's call: counted, timed, never raising.
+    fn counted(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> bool {
+        let start = Instant::now();
+        let ok = self.first_failing(locals, tensors, true).is_none();
+        CALLS.fetch_add(1, Ordering::Relaxed);
+        NANOS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        if !ok {
+            FAILURES.fetch_add(1, Ordering::Relaxed);
+        }
+        ok
+    }
+
     /// The first fact that fails. A guard never raises: a fact that cannot
     /// be read on this call (a tensor became `None` or an int, a list got
     /// shorter) fails, and so does every fact when the call's arguments
@@ -624,14 +647,14 @@ impl PyFrameCheck {
     /// Never raises: a fact that cannot be read fails.
     #[pyo3(signature = (locals, *tensors))]
     fn __call__(&self, locals: &Bound<'_, PyAny>, tensors: &Bound<'_, PyTuple>) -> bool {
-        let start = Instant::now();
-        let ok = self.first_failing(locals, tensors, true).is_none();
-        CALLS.fetch_add(1, Ordering::Relaxed);
-        NANOS.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        if !ok {
-            FAILURES.fetch_add(1, Ordering::Relaxed);
-        }
-        ok
+        self.counted(locals, tensors)
+    }
+
+    /// The check as Dynamo's epilogue leaf: a builtin taking the frame's
+    /// locals alone (no guard code, no argument tuple), for a frame whose
+    /// passed tensors all have recorders; counted like a call.
+    fn epilogue(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        builtin(slf.as_any(), &EPILOGUE)
     }
 
     /// The index of the first fact that fails (None when all hold); not
@@ -725,6 +748,30 @@ static BEGIN: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
     ml_flags: ffi::METH_O,
     ml_doc: std::ptr::null(),
 }));
+
+static EPILOGUE: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
+    ml_name: c"symalias_check".as_ptr(),
+    ml_meth: ffi::PyMethodDefPointer {
+        PyCFunction: epilogue,
+    },
+    ml_flags: ffi::METH_O,
+    ml_doc: std::ptr::null(),
+}));
+
+/// Never raises: whether every fact holds on the locals `arg`.
+unsafe extern "C" fn epilogue(
+    slf: *mut ffi::PyObject,
+    arg: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    let py = unsafe { Python::assume_attached() };
+    let b = unsafe { Bound::from_borrowed_ptr(py, slf) };
+    let locals = unsafe { Bound::from_borrowed_ptr(py, arg) };
+    let ok = match b.cast::<PyFrameCheck>() {
+        Ok(c) => c.get().counted(&locals, &PyTuple::empty(py)),
+        Err(_) => false,
+    };
+    unsafe { ffi::Py_NewRef(if ok { ffi::Py_True() } else { ffi::Py_False() }) }
+}
 
 static RECORD: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
     ml_name: c"symalias_record".as_ptr(),

@@ -454,6 +454,10 @@ class FrameCheck:
     def begin(self) -> Any:
         """A builtin of one argument returning True that opens a guard
         evaluation (a leaf on Dynamo's root)."""
+    def epilogue(self) -> Any:
+        """The check as a builtin of one argument (the frame's locals), for
+        Dynamo's epilogue leaf: counted like a call; a passed tensor not
+        recorded in the evaluation fails it."""
     def recorder(self, k: int) -> Any:
         """A builtin of one argument (tensor ``k``) returning True that
         records it for this evaluation (a leaf on its guard manager)."""

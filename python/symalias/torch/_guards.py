@@ -94,9 +94,12 @@ class FrameFacts(gateway.guard_env_expr()):  # type: ignore[misc]
         # evaluation); the check takes what was recorded in this
         # evaluation and fetches the rest itself: by path, or through the
         # thunk of the passed tensors (evaluated only then).
+        recorded = [False] * len(names)
         if gateway.add_leaf(builder, None, check.begin(), ["symalias: a guard evaluation begins"]):
-            for k, s in enumerate(self.sources):
+            recorded = [
                 gateway.add_leaf(builder, s, check.recorder(k), [f"symalias: records {names[k]}"])
+                for k, s in enumerate(self.sources)
+            ]
         thunk = f"lambda L: ({', '.join(passed)},)" if passed else None
         call = ", ".join(["L"] + ([thunk] if thunk else []))
         args = ", ".join(["L", *passed])
@@ -106,6 +109,13 @@ class FrameFacts(gateway.guard_env_expr()):  # type: ignore[misc]
             frame = next(_state.counter)
             _state.frame_words[frame] = (weakref.ref(check, lambda _: _state.frame_words.pop(frame, None)), words)
             verbose = [f"{WHY}({frame}, {k}, {args})" for k in range(len(words))]
+        # Every tensor the guard's code would pass has a recorder: the check
+        # itself is the epilogue leaf (no guard code, no Python frame); a
+        # passed tensor Dynamo did not record in an evaluation then fails it.
+        if all(r for r, p in zip(recorded, paths) if p is None) and gateway.add_epilogue(
+            builder, check.epilogue(), verbose
+        ):
+            return
         fn_name = f"___symalias_check_{next(_state.counter)}"
         builder.add_python_lambda_leaf_guard_to_root([f"{fn_name}({call})"], verbose, closure_vars={fn_name: check})
 

@@ -447,3 +447,24 @@ def test_another_thread_s_evaluation_never_hands_over_its_tensors():
     other.join()
     # Slot 0 holds b, stamped by the other thread: this check fetches a.
     assert check({}, lambda L: (a, b)) and check.recorded == 1
+
+
+def test_the_epilogue_builtin_fails_a_passed_tensor_that_was_not_recorded():
+    """The check as Dynamo's epilogue leaf takes the locals alone: a
+    tensor reached by path is fetched when not recorded, a passed one
+    (no path, no thunk) fails the check instead of being guessed."""
+    a = torch.zeros(4)
+    check = _native.FrameCheck(
+        [None, [("item", "y")]],
+        [_native.CrossStorageCheck(members=[0, 1], groups=[0, 1], mutated=[True, True])],
+        lazy=True,
+    )
+    begin, rec0, epilogue = check.begin(), check.recorder(0), check.epilogue()
+    begin(None), rec0(a)
+    assert epilogue({"y": torch.zeros(4)}) is True and check.recorded == 1
+    begin(None), rec0(a)
+    assert epilogue({"y": a[1:]}) is False
+    begin(None)
+    calls, failures, _ = _native.check_counters()
+    assert epilogue({"y": torch.zeros(4)}) is False
+    assert _native.check_counters()[:2] == (calls + 1, failures + 1)

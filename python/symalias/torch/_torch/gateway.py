@@ -79,6 +79,17 @@ def add_leaf(builder: Any, source: Any, fn: Any, verbose: list[str]) -> bool:
     return True
 
 
+def add_epilogue(builder: Any, fn: Any, verbose: list[str]) -> bool:
+    """Adds ``fn`` (called with the frame's locals) as an epilogue leaf of
+    Dynamo's root, run after every other guard; False where this torch's
+    builder cannot."""
+    try:
+        builder.guard_manager.root.add_epilogue_lambda_guard(fn, verbose, None)
+    except Exception:  # any refusal: the guard's code calls the check
+        return False
+    return True
+
+
 def reader_library() -> str:
     """The path of the loaded ``libtorch_cpu`` (its C shim for AOTInductor
     is what the native tensor reader calls)."""
