@@ -33,7 +33,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use symalias::{Call, CallInput, CallTensor, View};
 
@@ -101,6 +101,21 @@ impl<'py> Reads<'py> {
             storage: vec![None; n],
             held: Vec::new(),
             offset: vec![None; n],
+        }
+    }
+
+    /// Storage identities and offsets the recorders read.
+    fn prefill(&mut self, read: Vec<Option<(i64, i64)>>) {
+        // Native numbers only while the reader is on: off, this call's
+        // other reads compare storage objects instead.
+        if !crate::reader::enabled() {
+            return;
+        }
+        for (i, r) in read.into_iter().enumerate() {
+            if let Some((s, o)) = r {
+                self.storage[i] = Some(s);
+                self.offset[i] = Some(o);
+            }
         }
     }
 
@@ -439,11 +454,23 @@ pub struct PyFrameCheck {
     recorded: AtomicUsize,
 }
 
+/// A tensor its recorder saw, with its storage and offset when read then.
+type Taken<'py> = (Bound<'py, PyAny>, Option<(i64, i64)>);
+
+/// The frame's tensors (None: no longer reachable), and what recorders read
+/// of them.
+type Fetched<'py> = (Vec<Option<Bound<'py, PyAny>>>, Vec<Option<(i64, i64)>>);
+
 /// One tensor as its recorder saw it: a strong reference, and the
 /// evaluation it was seen in (stale ones are never used).
 struct Slot {
     generation: AtomicU64,
     object: AtomicPtr<ffi::PyObject>,
+    /// Its storage identity and offset, read natively when recorded (the
+    /// tensor is in the caches then: Dynamo's own guards just read it);
+    /// 0: not read (a `StorageImpl*` is never null).
+    storage: AtomicI64,
+    offset: AtomicI64,
 }
 
 impl Drop for PyFrameCheck {
@@ -467,7 +494,7 @@ impl PyFrameCheck {
         locals: &Bound<'py, PyAny>,
         args: &Bound<'py, PyTuple>,
         guard: bool,
-    ) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
+    ) -> PyResult<Fetched<'py>> {
         // The guard's own call (`guard`) takes what the recorders saw and
         // the passed tensors as one thunk (when `lazy`); every other call
         // (a recompile reason, a test) passes the tensors themselves.
@@ -496,11 +523,13 @@ impl PyFrameCheck {
         let mut thunk: Option<Bound<'py, PyTuple>> = None;
         let mut taken = 0;
         let mut out = Vec::with_capacity(self.paths.len());
+        let mut reads = vec![None; self.paths.len()];
         for (k, path) in self.paths.iter().enumerate() {
             if guard {
-                if let Some(t) = self.take(k, generation, py) {
+                if let Some((t, read)) = self.take(k, generation, py) {
                     taken += 1;
                     out.push(Some(t));
+                    reads[k] = read;
                     next += usize::from(path.is_none());
                     continue;
                 }
@@ -548,19 +577,25 @@ impl PyFrameCheck {
             RECORDED.fetch_add(taken as u64, Ordering::Relaxed);
             FETCHED.fetch_add((out.len() - taken) as u64, Ordering::Relaxed);
         }
-        Ok(out)
+        Ok((out, reads))
     }
 
     /// What tensor `k`'s recorder saw in evaluation `generation` (taken:
     /// the slot is empty after), or None.
-    fn take<'py>(&self, k: usize, generation: u64, py: Python<'py>) -> Option<Bound<'py, PyAny>> {
+    fn take<'py>(&self, k: usize, generation: u64, py: Python<'py>) -> Option<Taken<'py>> {
         let slot = self.slots.get(k)?;
         if slot.generation.load(Ordering::Relaxed) != generation {
             return None;
         }
         let obj = slot.object.swap(std::ptr::null_mut(), Ordering::Relaxed);
+        if obj.is_null() {
+            return None;
+        }
         // Owned: the recorder took a strong reference.
-        (!obj.is_null()).then(|| unsafe { Bound::from_owned_ptr(py, obj) })
+        let tensor = unsafe { Bound::from_owned_ptr(py, obj) };
+        let storage = slot.storage.load(Ordering::Relaxed);
+        let read = (storage != 0).then(|| (storage, slot.offset.load(Ordering::Relaxed)));
+        Some((tensor, read))
     }
 
     /// Tensor `k`'s recorder saw `obj` (a borrowed reference) in this
@@ -569,6 +604,12 @@ impl PyFrameCheck {
         let Some(slot) = self.slots.get(k) else {
             return;
         };
+        let py = unsafe { Python::assume_attached() };
+        let (storage, offset) =
+            crate::reader::storage_and_offset(unsafe { &Bound::from_borrowed_ptr(py, obj) })
+                .unwrap_or((0, 0));
+        slot.storage.store(storage, Ordering::Relaxed);
+        slot.offset.store(offset, Ordering::Relaxed);
         unsafe { ffi::Py_INCREF(obj) };
         let old = slot.object.swap(obj, Ordering::Relaxed);
         slot.generation
@@ -605,7 +646,9 @@ impl PyFrameCheck {
         let Ok(tensors) = self.tensors(locals, args, guard) else {
             return Some(0).filter(|_| !self.checks.is_empty());
         };
+        let (tensors, read) = tensors;
         let mut reads = Reads::new(tensors);
+        reads.prefill(read);
         self.checks
             .iter()
             .position(|f| !matches!(f.holds(&mut reads), Ok(true)))
@@ -633,6 +676,8 @@ impl PyFrameCheck {
                 .map(|_| Slot {
                     generation: AtomicU64::new(0),
                     object: AtomicPtr::new(std::ptr::null_mut()),
+                    storage: AtomicI64::new(0),
+                    offset: AtomicI64::new(0),
                 })
                 .collect(),
             paths,
@@ -680,7 +725,7 @@ impl PyFrameCheck {
         let Ok(tensors) = self.tensors(locals, tensors, false) else {
             return Ok(false);
         };
-        Ok(matches!(check.holds(&mut Reads::new(tensors)), Ok(true)))
+        Ok(matches!(check.holds(&mut Reads::new(tensors.0)), Ok(true)))
     }
 
     fn __len__(&self) -> usize {
