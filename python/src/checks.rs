@@ -787,21 +787,21 @@ struct Def(std::cell::UnsafeCell<ffi::PyMethodDef>);
 // Read by CPython only, never written after construction.
 unsafe impl Sync for Def {}
 
-static BEGIN: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
-    ml_name: c"symalias_begin".as_ptr(),
-    ml_meth: ffi::PyMethodDefPointer { PyCFunction: begin },
-    ml_flags: ffi::METH_O,
-    ml_doc: std::ptr::null(),
-}));
+impl Def {
+    /// A one-argument (`METH_O`) builtin named `name` calling `f`.
+    const fn one_argument(name: &'static std::ffi::CStr, f: ffi::PyCFunction) -> Def {
+        Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
+            ml_name: name.as_ptr(),
+            ml_meth: ffi::PyMethodDefPointer { PyCFunction: f },
+            ml_flags: ffi::METH_O,
+            ml_doc: std::ptr::null(),
+        }))
+    }
+}
 
-static EPILOGUE: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
-    ml_name: c"symalias_check".as_ptr(),
-    ml_meth: ffi::PyMethodDefPointer {
-        PyCFunction: epilogue,
-    },
-    ml_flags: ffi::METH_O,
-    ml_doc: std::ptr::null(),
-}));
+static BEGIN: Def = Def::one_argument(c"symalias_begin", begin);
+
+static EPILOGUE: Def = Def::one_argument(c"symalias_check", epilogue);
 
 /// Never raises: whether every fact holds on the locals `arg`.
 unsafe extern "C" fn epilogue(
@@ -818,14 +818,7 @@ unsafe extern "C" fn epilogue(
     unsafe { ffi::Py_NewRef(if ok { ffi::Py_True() } else { ffi::Py_False() }) }
 }
 
-static RECORD: Def = Def(std::cell::UnsafeCell::new(ffi::PyMethodDef {
-    ml_name: c"symalias_record".as_ptr(),
-    ml_meth: ffi::PyMethodDefPointer {
-        PyCFunction: record,
-    },
-    ml_flags: ffi::METH_O,
-    ml_doc: std::ptr::null(),
-}));
+static RECORD: Def = Def::one_argument(c"symalias_record", record);
 
 /// A builtin function of `def` bound to `slf` (CPython calls it with one
 /// argument and no tuple: the cheapest call Dynamo's lambda leaf makes).
