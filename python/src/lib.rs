@@ -26,6 +26,7 @@ use symalias::io::{
 use symalias::simplify::{simplify as engine_simplify, Limits, SimplifyOptions};
 use symalias::Call;
 
+mod arrays;
 mod check_kinds;
 mod checks;
 mod decide;
@@ -330,6 +331,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(tensors::overlapping_tensors, m)?)?;
+    m.add_function(wrap_pyfunction!(arrays::shares_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(arrays::may_share_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(arrays::array_internal_overlap, m)?)?;
     m.add_class::<PyGuardSet>()?;
     m.add_class::<PyOverlapResult>()?;
     m.add_class::<PyProgramResult>()?;

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from . import _native, _tensors
+from ._arrays import TooHardError
 from ._native import (
     Guard,
     InputError,
@@ -32,9 +33,13 @@ from ._native import (
     SelfOverlap,
     SimplifyResult,
     Witness,
+    may_share_memory,
+    shares_memory,
 )
 
 __all__ = [
+    "MAY_SHARE_BOUNDS",
+    "MAY_SHARE_EXACT",
     "Guard",
     "GuardSet",
     "InputError",
@@ -46,15 +51,22 @@ __all__ = [
     "SimplifyResult",
     "Symbol",
     "TensorLayout",
+    "TooHardError",
     "Witness",
     "analyze",
     "compute_overlapping_tensors",
     "has_internal_overlap",
+    "may_share_memory",
     "overlap",
     "overlap_tensors",
     "parse",
+    "shares_memory",
     "simplify",
 ]
+
+#: numpy's ``max_work`` constants: compare extents only, or decide exactly.
+MAY_SHARE_BOUNDS = 0
+MAY_SHARE_EXACT = -1
 
 __version__: str = _native.__version__
 
@@ -312,12 +324,15 @@ def compute_overlapping_tensors(tensors: Sequence[Any], symbolic: bool = True) -
 
 def has_internal_overlap(tensor: Any) -> bool:
     """Whether two different indices of one view reach the same byte (ATen's
-    ``has_internal_overlap``, answered exactly: never "too hard"). Takes a
-    ``torch.Tensor`` (real, meta or fake; a SymInt layout is answered at its
-    hints, without adding a guard) or a ``TensorLayout`` / §3 tensor mapping
-    (expressions answered at the symbols' hints via ``overlap``: pass the
-    symbols there for a proof for all shapes). Raises ``TypeError`` for
-    anything else, ``InputError`` for an invalid layout.
+    ``has_internal_overlap``, numpy's ``internal_overlap``, answered exactly:
+    never "too hard"). Takes a ``torch.Tensor`` (real, meta or fake; a SymInt
+    layout is answered at its hints, without adding a guard), a
+    ``TensorLayout`` / §3 tensor mapping (expressions answered at the
+    symbols' hints via ``overlap``: pass the symbols there for a proof for
+    all shapes), or any array ``shares_memory`` reads (numpy, the buffer
+    protocol, ``__array_interface__``, ``__cuda_array_interface__``,
+    DLPack). Raises ``TypeError`` for anything else, ``InputError`` for an
+    invalid layout.
 
     Windows of 3 elements every 2 overlap themselves; rows of 3 every 3 do not:
 
@@ -331,4 +346,4 @@ def has_internal_overlap(tensor: Any) -> bool:
     if type(tensor).__module__.startswith("torch") or hasattr(tensor, "untyped_storage"):
         decision = _native.decide([tensor], ["tensor"], prove=False)
         return any(over for _, over, _ in decision.self_overlap)
-    raise TypeError(f"has_internal_overlap takes a torch.Tensor or a TensorLayout, not {type(tensor).__name__}")
+    return _native.array_internal_overlap(tensor)

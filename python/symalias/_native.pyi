@@ -36,8 +36,10 @@ __all__ = [
     "Witness",
     "__version__",
     "analyze",
+    "array_internal_overlap",
     "check_counters",
     "decide",
+    "may_share_memory",
     "overlap",
     "overlapping_for_all_shapes",
     "overlapping_tensors",
@@ -49,6 +51,7 @@ __all__ = [
     "render_guards",
     "reset_check_counters",
     "restore",
+    "shares_memory",
     "simplify",
     "tensor_counters",
     "z3_version",
@@ -293,6 +296,21 @@ def overlapping_tensors(tensors: Sequence[Any]) -> list[int] | None:
     ``DifferentStoragesError`` when ``tensors[i]`` is in another storage
     than ``tensors[0]``, ``TypeError`` naming the index of a tensor without
     a strided storage, ``InputError`` for an invalid layout."""
+
+def shares_memory(a: Any, b: Any, /, max_work: int | None = None) -> bool:
+    """Whether ``a`` and ``b`` share a byte: numpy's ``shares_memory`` for
+    numpy arrays and anything exposing the buffer protocol,
+    ``__array_interface__``, ``__cuda_array_interface__`` or ``__dlpack__``.
+    ``max_work``: ``None`` or ``-1`` exact, ``0`` extents only, a positive
+    budget of search nodes; past it ``TooHardError`` (numpy's too when
+    numpy is loaded)."""
+
+def may_share_memory(a: Any, b: Any, /, max_work: int | None = None) -> bool:
+    """numpy's ``may_share_memory``: the extents by default (``max_work``
+    as in ``shares_memory``); "too hard" reads as ``True``."""
+
+def array_internal_overlap(a: Any) -> bool:
+    """Whether two different indices of array ``a`` reach one byte, exactly."""
 
 def render_guards(guards: Sequence[Mapping[str, Any]], symbols: Mapping[str, str] | None = None) -> list[str]:
     """Each guard of a result's ``guards`` as text, in PyTorch's form

@@ -100,6 +100,64 @@ pub fn overlapping_views_until(
     analyze_refs(views, budget, 0, Some(deadline)).overlapping
 }
 
+/// How hard one concrete decision ([`pair_overlap`], [`internal_overlap_with`])
+/// may work: the bounded search's node budget, then, for what it leaves
+/// undecided, the exact stage until `exact_until` (none: it stays
+/// [`Verdict::Undecided`]). numpy's `max_work` maps onto it: a positive
+/// budget is the search's nodes, "exact" is the exact stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effort {
+    /// Nodes of the bounded search, per system.
+    pub budget: u64,
+    /// The exact stage's deadline, if it runs at all.
+    pub exact_until: Option<std::time::Instant>,
+}
+
+/// The verdict for two concrete views of one address space (validated with
+/// [`ViewRef::validate`]; offsets relative to a common base, compared in
+/// bytes when the itemsizes differ), with at most `effort`.
+///
+/// ```
+/// use symalias::layout::ViewRef;
+/// use symalias::overlap::{pair_overlap, Effort, Verdict, DEFAULT_BUDGET};
+/// // Even and odd elements of one buffer: apart.
+/// let even = ViewRef { sizes: &[50], strides: &[2], offset: 0, itemsize: 8 };
+/// let odd = ViewRef { sizes: &[50], strides: &[2], offset: 1, itemsize: 8 };
+/// let effort = Effort { budget: DEFAULT_BUDGET, exact_until: None };
+/// assert_eq!(pair_overlap(even, odd, effort), Verdict::Disjoint);
+/// // The same bytes read as 16-byte elements: every one straddles both.
+/// let wide = ViewRef { sizes: &[50], strides: &[1], offset: 0, itemsize: 16 };
+/// assert!(matches!(pair_overlap(even, wide, effort), Verdict::Overlap(_)));
+/// ```
+pub fn pair_overlap(a: ViewRef, b: ViewRef, effort: Effort) -> Verdict {
+    let bytes = a.itemsize != b.itemsize;
+    let (fa, fb) = (
+        footprint::Footprint::new(a, bytes),
+        footprint::Footprint::new(b, bytes),
+    );
+    let mut work = effort.budget;
+    match pair::pair_verdict_counted(&fa, &fb, effort.budget, &mut work, None) {
+        Verdict::Undecided => match effort.exact_until {
+            Some(deadline) => pair::with_exact_session(deadline, |session| {
+                pair::pair_verdict_exact(&fa, &fb, deadline, session)
+            }),
+            None => Verdict::Undecided,
+        },
+        verdict => verdict,
+    }
+}
+
+/// [`internal_overlap`] with at most `effort` (the exact stage included
+/// when it has a deadline).
+pub fn internal_overlap_with(view: &View, effort: Effort) -> Verdict {
+    let mut work = if effort.exact_until.is_some() {
+        u64::MAX
+    } else {
+        effort.budget
+    };
+    internal::internal_overlap_until(view, effort.budget, &mut work, effort.exact_until)
+}
+
 fn analyze_refs(
     views: &[ViewRef],
     budget: u64,
