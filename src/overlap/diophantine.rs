@@ -15,6 +15,8 @@
 //! The answer is exact unless the work bound is hit, which is reported as
 //! [`Solve::Undecided`] and must be treated as "may share".
 
+use smallvec::{smallvec, SmallVec};
+
 /// One term `c * x` with `0 <= x <= ub`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Term {
@@ -102,8 +104,11 @@ fn solve_counted(
 ) -> Solve {
     let budget = *left;
     debug_assert!(terms.iter().all(|t| t.coef > 0 && t.ub >= 0));
-    // Merge equal coefficients; remember which inputs each merged term stands for.
-    let mut merged: Vec<(Term, Vec<usize>)> = Vec::new();
+    // Merge equal coefficients; remember which inputs each merged term
+    // stands for. (Inline vectors: a pair of views has a handful of terms,
+    // and this runs once per pair, so heap allocations were most of its
+    // cost on easy pairs.)
+    let mut merged: SmallVec<[(Term, SmallVec<[usize; 2]>); 8]> = SmallVec::new();
     for (i, t) in terms.iter().enumerate() {
         if t.ub == 0 {
             continue;
@@ -113,14 +118,14 @@ fn solve_counted(
                 m.0.ub += t.ub;
                 m.1.push(i);
             }
-            None => merged.push((*t, vec![i])),
+            None => merged.push((*t, smallvec![i])),
         }
     }
     // Largest coefficient first: its range of values is the narrowest.
     merged.sort_by_key(|m| std::cmp::Reverse(m.0.coef));
-    let ts: Vec<Term> = merged.iter().map(|m| m.0).collect();
-    let mut suffix_max = vec![0i128; ts.len() + 1];
-    let mut suffix_gcd = vec![0i128; ts.len() + 1];
+    let ts: SmallVec<[Term; 8]> = merged.iter().map(|m| m.0).collect();
+    let mut suffix_max: SmallVec<[i128; 9]> = smallvec![0i128; ts.len() + 1];
+    let mut suffix_gcd: SmallVec<[i128; 9]> = smallvec![0i128; ts.len() + 1];
     for i in (0..ts.len()).rev() {
         suffix_max[i] = suffix_max[i + 1].saturating_add(ts[i].coef.saturating_mul(ts[i].ub));
         suffix_gcd[i] = gcd(suffix_gcd[i + 1], ts[i].coef);
@@ -131,7 +136,7 @@ fn solve_counted(
         suffix_gcd: &suffix_gcd,
         budget,
         deadline,
-        x: vec![0; ts.len()],
+        x: smallvec![0; ts.len()],
     };
     let found = search.dfs(0, r);
     *left = search.budget;
@@ -161,7 +166,7 @@ struct Search<'a> {
     suffix_gcd: &'a [i128],
     budget: u64,
     deadline: Option<std::time::Instant>,
-    x: Vec<i128>,
+    x: SmallVec<[i128; 8]>,
 }
 
 /// Search nodes between two looks at the clock.

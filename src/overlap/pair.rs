@@ -69,13 +69,21 @@ pub(crate) fn pair_verdict_counted(
         return Verdict::Disjoint;
     }
     if a.dims == b.dims && a.start == b.start {
-        return witness(a, b, a.start, vec![0; a.dims.len()], vec![0; b.dims.len()]);
+        let zeros: smallvec::SmallVec<[i64; 8]> =
+            smallvec::smallvec![0; a.dims.len().max(b.dims.len())];
+        return witness(
+            a,
+            b,
+            a.start,
+            &zeros[..a.dims.len()],
+            &zeros[..b.dims.len()],
+        );
     }
     if a.is_run() && b.is_run() {
         let at = a.start.max(b.start);
-        let va = a.dims.iter().map(|_| at - a.start).collect();
-        let vb = b.dims.iter().map(|_| at - b.start).collect();
-        return witness(a, b, at, va, vb);
+        let va: smallvec::SmallVec<[i64; 4]> = a.dims.iter().map(|_| at - a.start).collect();
+        let vb: smallvec::SmallVec<[i64; 4]> = b.dims.iter().map(|_| at - b.start).collect();
+        return witness(a, b, at, &va, &vb);
     }
     match solve_within(
         &terms(a, b),
@@ -93,7 +101,7 @@ pub(crate) fn pair_verdict_counted(
 
 /// The pair's system, `Σ i_k·a_k + Σ j'_k·b_k = b.end − a.start`: one term
 /// per dimension of `a`, then of `b`.
-fn terms(a: &Footprint, b: &Footprint) -> Vec<Term> {
+fn terms(a: &Footprint, b: &Footprint) -> smallvec::SmallVec<[Term; 8]> {
     a.dims
         .iter()
         .chain(&b.dims)
@@ -108,14 +116,15 @@ fn terms(a: &Footprint, b: &Footprint) -> Vec<Term> {
 /// back into `b`'s indices).
 fn solution(a: &Footprint, b: &Footprint, x: &[i64]) -> Verdict {
     let (xa, xb) = x.split_at(a.dims.len());
-    let jb: Vec<i64> = b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
+    let jb: smallvec::SmallVec<[i64; 8]> =
+        b.dims.iter().zip(xb).map(|(d, v)| d.size - 1 - v).collect();
     let at = a.start
         + a.dims
             .iter()
             .zip(xa)
             .map(|(d, v)| d.stride * v)
             .sum::<i64>();
-    witness(a, b, at, xa.to_vec(), jb)
+    witness(a, b, at, xa, &jb)
 }
 
 /// Runs `f` with the exact stage's z3 session until `deadline`: one
@@ -276,10 +285,10 @@ fn box_query(
     Some(Query::new(&refs, assertions))
 }
 
-fn witness(a: &Footprint, b: &Footprint, at: i64, va: Vec<i64>, vb: Vec<i64>) -> Verdict {
+fn witness(a: &Footprint, b: &Footprint, at: i64, va: &[i64], vb: &[i64]) -> Verdict {
     Verdict::Overlap(Witness {
         address: at * a.unit_bytes,
-        index_a: a.index_of(&va),
-        index_b: b.index_of(&vb),
+        index_a: a.index_of(va),
+        index_b: b.index_of(vb),
     })
 }
