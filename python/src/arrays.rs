@@ -15,7 +15,8 @@
 //! exactly; `0` (`MAY_SHARE_BOUNDS`) compares only the extents; a positive
 //! value is a budget, here the engine's search nodes, past which the answer
 //! is "too hard". `shares_memory` raises numpy's `TooHardError` then (a
-//! `symalias.TooHardError` that is also numpy's when numpy is loaded);
+//! `symalias.TooHardError` that is also numpy's when numpy is loaded:
+//! `error::too_hard`);
 //! `may_share_memory` says `True`, as numpy does.
 //!
 //! Address spaces: the host and the devices that share its unified
@@ -549,15 +550,8 @@ fn in_unit(n: &mut Normal, elements: bool) {
     }
 }
 
-/// numpy's `TooHardError` (symalias's, numpy's too when numpy is loaded).
 fn too_hard(py: Python<'_>, message: &str) -> PyErr {
-    match py
-        .import("symalias._arrays")
-        .and_then(|m| m.call_method1("too_hard", (message,)))
-    {
-        Ok(e) => PyErr::from_value(e),
-        Err(e) => e,
-    }
+    crate::error::too_hard(py, message)
 }
 
 /// Whether `a` and `b` share a byte, exactly (numpy's `shares_memory`).

@@ -815,7 +815,11 @@ unsafe extern "C" fn epilogue(
         Ok(c) => c.get().counted(&locals, &PyTuple::empty(py)),
         Err(_) => false,
     };
-    unsafe { ffi::Py_NewRef(if ok { ffi::Py_True() } else { ffi::Py_False() }) }
+    new_ref(if ok {
+        unsafe { ffi::Py_True() }
+    } else {
+        unsafe { ffi::Py_False() }
+    })
 }
 
 static RECORD: Def = Def::one_argument(c"symalias_record", record);
@@ -837,7 +841,7 @@ unsafe extern "C" fn begin(
 ) -> *mut ffi::PyObject {
     let number = EVALUATIONS.fetch_add(1, Ordering::Relaxed) + 1;
     EVALUATION.with(|e| e.set(number));
-    unsafe { ffi::Py_NewRef(ffi::Py_True()) }
+    new_ref(unsafe { ffi::Py_True() })
 }
 
 /// Never raises: True, always (the tensor is read when the check runs).
@@ -851,5 +855,13 @@ unsafe extern "C" fn record(
         let r = r.get();
         r.check.get().record(r.k, arg);
     }
-    unsafe { ffi::Py_NewRef(ffi::Py_True()) }
+    new_ref(unsafe { ffi::Py_True() })
+}
+
+/// A new (strong) reference to `obj` (`Py_NewRef`, which the stable ABI
+/// of 3.9 lacks).
+fn new_ref(obj: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    // SAFETY: `obj` is a live object (a singleton here).
+    unsafe { ffi::Py_IncRef(obj) };
+    obj
 }

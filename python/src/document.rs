@@ -29,11 +29,11 @@ pub(crate) struct Read<T> {
 /// Reads a document given as JSON text or as Python objects.
 pub(crate) fn read<T: DeserializeOwned>(doc: &Bound<'_, PyAny>) -> Read<T> {
     if let Ok(text) = doc.cast::<PyString>() {
-        let text = match text.to_str() {
+        let text = match text.to_cow() {
             Ok(t) => t,
             Err(e) => return failed(None, None, format!("not UTF-8 text: {e}")),
         };
-        let parsed = parse_line::<T>(1, text);
+        let parsed = parse_line::<T>(1, &text);
         return Read {
             id: parsed.id,
             value: parsed.value.map_err(|e| InputError { line: None, ..e }),

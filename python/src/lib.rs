@@ -305,11 +305,24 @@ impl PyGuardSet {
     }
 }
 
+/// The `symalias` command line (the Rust CLI, in the wheel) on `argv`, the
+/// program's name first; returns its exit code. It runs with the GIL
+/// released and writes to the process's own stdout and stderr.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| {
+        let code = symalias::cli::run(argv);
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        code
+    })
+}
+
 /// The `symalias._native` module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add_class::<error::PyInputError>()?;
+    error::add_python_errors(m)?;
     let errors = [
         (
             "UnbackedSymbolError",
@@ -326,6 +339,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("z3_version", symalias::z3_version())?;
     m.add_function(wrap_pyfunction!(overlap, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(render_guards, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from . import _native, _tensors
-from ._arrays import TooHardError
 from ._native import (
     Guard,
     InputError,
@@ -32,6 +31,7 @@ from ._native import (
     ProgramResult,
     SelfOverlap,
     SimplifyResult,
+    TooHardError,
     Witness,
     may_share_memory,
     shares_memory,

@@ -32,12 +32,14 @@ __all__ = [
     "ProgramResult",
     "SelfOverlap",
     "SimplifyResult",
+    "TooHardError",
     "UnbackedSymbolError",
     "Witness",
     "__version__",
     "analyze",
     "array_internal_overlap",
     "check_counters",
+    "cli",
     "decide",
     "may_share_memory",
     "overlap",
@@ -62,22 +64,22 @@ __version__: str
 # z3-solver package it depends on.
 z3_version: str
 
-@final
 class InputError(ValueError):
     """Bad input. ``str(e)`` is the engine's located message (the case and
     the field, as the CLI's); the parts are attributes."""
 
-    def __new__(cls, message: str, field: str | None = None, case_id: str | None = None, /) -> InputError:
-        """Positional only (``ValueError.__init__`` takes no keywords)."""
-    @property
-    def message(self) -> str:
-        """What is wrong."""
-    @property
-    def field(self) -> str | None:
-        """The field path (``tensors[1].sizes[0]``, ``symbols.s0``), when known."""
-    @property
-    def case_id(self) -> str | None:
-        """The document's ``id``, when known."""
+    #: What is wrong.
+    message: str
+    #: The field path (``tensors[1].sizes[0]``, ``symbols.s0``), when known.
+    field: str | None
+    #: The document's ``id``, when known.
+    case_id: str | None
+    def __init__(self, message: str, field: str | None = None, case_id: str | None = None, /) -> None:
+        """Positional only, as ``ValueError``'s."""
+
+class TooHardError(RuntimeError):
+    """The work bound (``max_work``) was reached before an answer. Raised as
+    a class that is also numpy's ``TooHardError`` when numpy is loaded."""
 
 class UnbackedSymbolError(ValueError):
     """A layout uses a data-dependent (unbacked) symbol: no hint to decide at."""
@@ -296,6 +298,10 @@ def overlapping_tensors(tensors: Sequence[Any]) -> list[int] | None:
     ``DifferentStoragesError`` when ``tensors[i]`` is in another storage
     than ``tensors[0]``, ``TypeError`` naming the index of a tensor without
     a strided storage, ``InputError`` for an invalid layout."""
+
+def cli(argv: list[str]) -> int:
+    """The ``symalias`` command line on ``argv`` (the program's name first):
+    its exit code. Writes to the process's stdout and stderr."""
 
 def shares_memory(a: Any, b: Any, /, max_work: int | None = None) -> bool:
     """Whether ``a`` and ``b`` share a byte: numpy's ``shares_memory`` for

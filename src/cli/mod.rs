@@ -61,18 +61,35 @@ pub(crate) fn init_logging() {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    ExitCode::from(run(std::env::args_os()))
+}
+
+/// Runs the command line on `args` (the program's name first) and returns
+/// its exit code: what `main` does, for a host that is not its own
+/// process's `main` (the Python package's `symalias` command). Bad
+/// arguments print clap's message and give its code, never exit.
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     init_logging();
     quiet_panics();
-    let cli = Cli::parse();
-    let code = match cli.command {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    match cli.command {
         Command::Analyze(a) => analyze::run(a),
         Command::CheckGuards(a) => check_guards::run(a),
         Command::Overlap(a) => overlap::run(a),
         Command::Parse(a) => parse::run(a, parse::Mode::Parse),
         Command::Simplify(a) => simplify::run(a),
         Command::Eval(a) => eval::run(a),
-    };
-    ExitCode::from(code)
+    }
 }
 
 /// Stack of a batch worker thread: the engine still recurses on deep

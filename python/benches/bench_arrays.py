@@ -1,0 +1,124 @@
+"""``symalias.shares_memory`` against ``numpy.shares_memory`` (exact, no
+``max_work``), the drop-in as a user calls it: numpy arrays in, a bool out,
+the Python call included. In one run, per family:
+
+- ``documented``: numpy's documented hard instance (its docs: "takes around
+  1 minute"; seconds here), timed once each (numpy first);
+- ``hard``: a generated family like it (``hard_pairs.instances``: co-prime,
+  hidden-modulus and planted-edge pairs, ``--count`` of them at ``--scale``),
+  each pair timed once each, numpy then symalias, the ratio taken pair by
+  pair and its median reported;
+- ``easy``: everyday pairs (slices, steps, transposes, a row against a
+  column, unrelated arrays), each timed per call (best of 7 repeats of
+  ``--calls`` calls, numpy and symalias alternating), overlapping or not.
+
+Every answer is compared with numpy's; a difference is printed and fails
+the run. Not a test: run it by hand,
+
+    python python/benches/bench_arrays.py [--count 12] [--scale 1.0] [--calls 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import sys
+import time
+import timeit
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+import symalias
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "support"))
+import hard_pairs as hp
+
+
+def arrays(pair: hp.Pair) -> tuple[np.ndarray, np.ndarray]:
+    buf = np.zeros(max(hp.extent(layout) for layout in pair), dtype=np.int8)
+    a, b = (as_strided(buf[o:], shape=s, strides=t) for s, t, o in pair)
+    return a, b
+
+
+def once(f, a, b) -> tuple[bool, float]:
+    t = time.perf_counter()
+    answer = f(a, b)
+    return answer, time.perf_counter() - t
+
+
+def easy_pairs() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    m = np.zeros((64, 64))
+    v = np.zeros(1000)
+    return [
+        ("v, v[1:]", v, v[1:]),
+        ("v[::2], v[1::2]", v[::2], v[1::2]),
+        ("m[:, :2], m[1:2, :2]", m[:, :2], m[1:2, :2]),
+        ("m, m.T", m, m.T),
+        ("m[3], m[:, 5]", m[3], m[:, 5]),
+        ("m[::2, ::3], m[1::2, ::3]", m[::2, ::3], m[1::2, ::3]),
+        ("v, w (unrelated)", v, np.zeros(10)),
+        ("v.view(u1)[1:9], v[0:1]", v.view(np.uint8)[1:9], v[0:1]),
+    ]
+
+
+def fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e9:.0f} ns" if seconds < 1e-6 else f"{seconds * 1e6:.1f} µs"
+    return f"{seconds * 1e3:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--count", type=int, default=12, help="pairs of the generated hard family")
+    p.add_argument("--scale", type=float, default=1.0, help="sizes of the hard family (1.0: numpy's)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--calls", type=int, default=100000, help="calls per timing of an easy pair")
+    a = p.parse_args()
+    wrong: list[str] = []
+
+    print("family      pairs  numpy exact   symalias     numpy / symalias")
+    x, y = arrays(hp.NUMPY_CASE)
+    want, t_np = once(np.shares_memory, x, y)
+    got, t_sa = once(symalias.shares_memory, x, y)
+    if got != want:
+        wrong.append("documented")
+    print(f"documented  {1:5}  {fmt(t_np):>11}  {fmt(t_sa):>9}  {t_np / t_sa:>15.0f}x")
+
+    ratios, tot_np, tot_sa = [], 0.0, 0.0
+    for i, (family, pair) in enumerate(hp.instances(a.seed, a.count, a.scale)):
+        x, y = arrays(pair)
+        want, t_np = once(np.shares_memory, x, y)
+        got, t_sa = once(symalias.shares_memory, x, y)
+        if got != want:
+            wrong.append(f"hard[{i}] {family}")
+        ratios.append(t_np / t_sa)
+        tot_np, tot_sa = tot_np + t_np, tot_sa + t_sa
+    print(
+        f"hard        {a.count:5}  {fmt(tot_np):>11}  {fmt(tot_sa):>9}  {statistics.median(ratios):>15.0f}x"
+        f"  (median pair by pair; in all {tot_np / tot_sa:.0f}x)"
+    )
+
+    print()
+    head = "easy pair                       numpy      symalias   symalias / numpy   shares"
+    print(f"{head}   ({a.calls} calls, best of 7)")
+    worst = 0.0
+    for name, x, y in easy_pairs():
+        want, got = np.shares_memory(x, y), symalias.shares_memory(x, y)
+        if got != want:
+            wrong.append(f"easy {name}")
+        t_np, t_sa = [], []
+        for _ in range(7):
+            t_np.append(timeit.timeit(lambda x=x, y=y: np.shares_memory(x, y), number=a.calls) / a.calls)
+            t_sa.append(timeit.timeit(lambda x=x, y=y: symalias.shares_memory(x, y), number=a.calls) / a.calls)
+        n, s = min(t_np), min(t_sa)
+        worst = max(worst, s / n)
+        print(f"{name:28} {fmt(n):>9} {fmt(s):>12} {s / n:>17.2f}x   {want!s:>6}")
+    print(f"\nworst easy ratio: {worst:.2f}x (target: within 2x)")
+    if wrong:
+        raise SystemExit(f"answers differ from numpy's: {wrong}")
+
+
+if __name__ == "__main__":
+    main()
