@@ -94,3 +94,28 @@ def test_the_check_fails_for_a_program_setup_does_not_install():
     """The check itself can fail: a made-up program is not installed."""
     assert not installed_by_setup("frobnicate-trace")
     assert installed_by_setup("tlparse") and installed_by_setup("mdbook")
+
+
+def modules_tests_skip_without() -> dict[str, list[str]]:
+    """The top-level packages the tests ``pytest.importorskip``: a test
+    that skips where one is missing passes vacuously, so CI must have it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "python" / "tests").rglob("*.py")):
+        if path == pathlib.Path(__file__).resolve():
+            continue
+        for name in re.findall(r"importorskip\(\s*\"([A-Za-z0-9_.]+)\"", path.read_text()):
+            found.setdefault(name.split(".")[0], []).append(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_every_module_a_test_skips_without_is_installed_by_setup_and_here():
+    found = modules_tests_skip_without()
+    assert {"torch", "numpy", "jax"} <= set(found), sorted(found)
+    text = SETUP.read_text()
+    install_lines = [line for line in text.splitlines() if 'pip" install' in line]
+    not_installed = [m for m in found if not any(re.search(rf"[\s\"]{m}[\[=>< \"]", line) for line in install_lines)]
+    assert not_installed == [], f"modules tests skip without that .ci/setup does not install: {not_installed}"
+    import importlib.util
+
+    absent = [m for m in found if importlib.util.find_spec(m) is None]
+    assert absent == [], f"not installed (run bash .ci/setup): {absent}"

@@ -294,3 +294,40 @@ def test_torch_tensors_through_dlpack_answer_as_their_numpy_views():
     assert differ == []
     # torch and numpy objects mix: one address space.
     assert symalias.shares_memory(base, base.numpy()[5:6]) is True
+
+
+class DLPackOnly:
+    """Exposes an array through DLPack alone (``__dlpack__``,
+    ``__dlpack_device__``), whatever else it speaks."""
+
+    def __init__(self, array: object) -> None:
+        self.array = array
+
+    def __dlpack__(self, **kw: object) -> object:
+        return self.array.__dlpack__(**kw)  # type: ignore[attr-defined]
+
+    def __dlpack_device__(self) -> object:
+        return self.array.__dlpack_device__()  # type: ignore[attr-defined]
+
+
+def test_jax_arrays_answer_as_their_numpy_views():
+    """JAX arrays (CPU) as they come (the buffer protocol) and through
+    DLPack alone, against numpy on ``np.asarray(x)`` (zero-copy on CPU) and
+    numpy views of it."""
+    jnp = pytest.importorskip("jax.numpy")
+    rng = random.Random(6)
+    differ, sharing = [], 0
+    for i in range(300):
+        shape = tuple(rng.randrange(1, 5) for _ in range(rng.randrange(1, 4)))
+        x = jnp.asarray(np.arange(int(np.prod(shape)), dtype=rng.choice(["f4", "i8", "u1"])).reshape(shape))
+        n = np.asarray(x)
+        assert np.shares_memory(n, np.asarray(x)), "np.asarray copied a CPU jax array"
+        flat = n.reshape(-1)
+        other = rng.choice([n, flat[rng.randrange(0, flat.size) :: rng.randrange(1, 3)], n.T, np.zeros(3), n[..., :0]])
+        want = np.shares_memory(n, other)
+        sharing += want
+        for theirs in (x, DLPackOnly(x)):
+            if symalias.shares_memory(theirs, other) != want or symalias.has_internal_overlap(theirs):
+                differ.append((i, type(theirs).__name__))
+    assert differ == []
+    assert 50 < sharing < 300
