@@ -170,6 +170,11 @@ fn from_buffer(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<Layout>> {
             )));
         }
         let ndim = view.ndim.max(0) as usize;
+        if ndim > 0 && (view.shape.is_null() || view.strides.is_null()) {
+            return Err(PyValueError::new_err(format!(
+                "{name}: its buffer gave no shape or strides"
+            )));
+        }
         let (shape, strides) = if ndim == 0 {
             (Dims::new(), Dims::new())
         } else {
@@ -293,7 +298,9 @@ fn from_interface(
                 )));
             };
             let offset: i64 = match get("offset")? {
-                Some(o) => o.extract().unwrap_or(0),
+                Some(o) => o.extract().map_err(|_| {
+                    PyValueError::new_err(format!("{what}.offset: an integer expected"))
+                })?,
                 None => 0,
             };
             buf.address + offset as i128
@@ -436,8 +443,14 @@ fn read(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Layout> {
 enum Answer {
     No,
     Yes,
-    TooHard,
+    /// No answer within the work asked for: why.
+    TooHard(&'static str),
 }
+
+/// numpy's message when `max_work` runs out.
+const EXCEEDED: &str = "Exceeded max_work";
+/// An exact call whose exact stage stopped at its limit (none seen).
+const GAVE_UP: &str = "the exact stage reached its limit before an answer";
 
 /// numpy's `max_work` argument: `None` takes `default`.
 fn max_work(value: Option<&Bound<'_, PyAny>>, default: i64) -> PyResult<i64> {
@@ -481,7 +494,7 @@ fn decide(py: Python<'_>, a: Layout, b: Layout, max_work: i64) -> PyResult<Answe
         return Ok(Answer::No);
     }
     if max_work == MAY_SHARE_BOUNDS {
-        return Ok(Answer::TooHard);
+        return Ok(Answer::TooHard(EXCEEDED));
     }
     let base = a.low.min(b.low);
     let offset = |n: &Normal| i64::try_from(n.low - base).map_err(|_| overflow());
@@ -534,7 +547,7 @@ fn decide(py: Python<'_>, a: Layout, b: Layout, max_work: i64) -> PyResult<Answe
     Ok(match verdict {
         Verdict::Disjoint => Answer::No,
         Verdict::Overlap(_) => Answer::Yes,
-        Verdict::Undecided => Answer::TooHard,
+        Verdict::Undecided => Answer::TooHard(if max_work < 0 { GAVE_UP } else { EXCEEDED }),
     })
 }
 
@@ -567,7 +580,7 @@ pub fn shares_memory(
     match decide(py, read(a, "a")?, read(b, "b")?, work)? {
         Answer::No => Ok(false),
         Answer::Yes => Ok(true),
-        Answer::TooHard => Err(too_hard(py, "Exceeded max_work")),
+        Answer::TooHard(why) => Err(too_hard(py, why)),
     }
 }
 
@@ -610,6 +623,6 @@ pub fn array_internal_overlap(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<
     match py.detach(|| internal_overlap_with(&view, effort)) {
         Verdict::Disjoint => Ok(false),
         Verdict::Overlap(_) => Ok(true),
-        Verdict::Undecided => Err(too_hard(py, "the exact stage gave up")),
+        Verdict::Undecided => Err(too_hard(py, GAVE_UP)),
     }
 }

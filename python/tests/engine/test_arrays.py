@@ -246,6 +246,9 @@ def test_errors_name_the_argument():
         symalias.shares_memory(a, a, max_work=-3)
     with pytest.raises(ValueError, match="max_work must be an integer"):
         symalias.shares_memory(a, a, max_work="exact")
+    on_buffer = {"shape": (2,), "typestr": "|u1", "data": bytearray(4), "offset": "1"}
+    with pytest.raises(ValueError, match=r"^b.__array_interface__.offset: an integer expected"):
+        symalias.shares_memory(a, type("Bad", (), {"__array_interface__": on_buffer})())
     bad = type("Bad", (), {"__array_interface__": {"shape": (2,), "typestr": "?", "data": (0, False)}})()
     with pytest.raises(ValueError, match=r'a.__array_interface__.typestr: "\?" is not a type string'):
         symalias.shares_memory(bad, a)
