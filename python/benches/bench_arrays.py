@@ -29,18 +29,11 @@ import time
 import timeit
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 import symalias
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "support"))
 import hard_pairs as hp
-
-
-def arrays(pair: hp.Pair) -> tuple[np.ndarray, np.ndarray]:
-    buf = np.zeros(max(hp.extent(layout) for layout in pair), dtype=np.int8)
-    a, b = (as_strided(buf[o:], shape=s, strides=t) for s, t, o in pair)
-    return a, b
 
 
 def once(f, a, b) -> tuple[bool, float]:
@@ -80,7 +73,7 @@ def main() -> None:
     wrong: list[str] = []
 
     print("family                 pairs  numpy exact   symalias   in all  median pair")
-    x, y = arrays(hp.NUMPY_CASE)
+    x, y = hp.numpy_views(hp.NUMPY_CASE)
     want, t_np = once(np.shares_memory, x, y)
     got, t_sa = once(symalias.shares_memory, x, y)
     if got != want:
@@ -89,7 +82,7 @@ def main() -> None:
 
     rows: list[tuple[str, bool, float, float]] = []
     for i, (family, pair) in enumerate(hp.instances(a.seed, a.count, a.scale)):
-        x, y = arrays(pair)
+        x, y = hp.numpy_views(pair)
         try:
             np.shares_memory(x, y, max_work=1000)
             hard = False

@@ -28,6 +28,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::error::too_hard;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -467,17 +468,17 @@ fn max_work(value: Option<&Bound<'_, PyAny>>, default: i64) -> PyResult<i64> {
     Ok(n)
 }
 
+/// The search's node budget for `max_work` (an exact call: the default).
+fn budget(max_work: i64) -> u64 {
+    u64::try_from(max_work).unwrap_or(DEFAULT_BUDGET)
+}
+
+/// The whole effort for `max_work`: the search, then for an exact call
+/// (`max_work < 0`) the exact stage until [`EXACT_LIMIT`] from now.
 fn effort(max_work: i64) -> Effort {
-    if max_work < 0 {
-        Effort {
-            budget: DEFAULT_BUDGET,
-            exact_until: Some(Instant::now() + EXACT_LIMIT),
-        }
-    } else {
-        Effort {
-            budget: max_work as u64,
-            exact_until: None,
-        }
+    Effort {
+        budget: budget(max_work),
+        exact_until: (max_work < 0).then(|| Instant::now() + EXACT_LIMIT),
     }
 }
 
@@ -486,7 +487,7 @@ fn overflow() -> PyErr {
 }
 
 /// The two layouts' answer with `max_work` (numpy's meaning).
-fn decide(py: Python<'_>, a: Layout, b: Layout, max_work: i64) -> PyResult<Answer> {
+fn pair_answer(py: Python<'_>, a: Layout, b: Layout, max_work: i64) -> PyResult<Answer> {
     let (Some(a), Some(b)) = (a.normal(), b.normal()) else {
         return Ok(Answer::No);
     };
@@ -502,11 +503,8 @@ fn decide(py: Python<'_>, a: Layout, b: Layout, max_work: i64) -> PyResult<Answe
     let k = a.itemsize;
     // Elements as the unit when both are whole elements of one size apart;
     // else bytes, each element a dimension of `itemsize` bytes.
-    let elements = b.itemsize == k
-        && k > 0
-        && oa % k == 0
-        && ob % k == 0
-        && a.strides.iter().chain(&b.strides).all(|s| s % k == 0);
+    let elements =
+        b.itemsize == k && whole_elements(k, [oa, ob].iter().chain(&a.strides).chain(&b.strides));
     let (mut a, mut b) = (a, b);
     let unit = if elements { k } else { 1 };
     for n in [&mut a, &mut b] {
@@ -530,11 +528,7 @@ fn decide(py: Python<'_>, a: Layout, b: Layout, max_work: i64) -> PyResult<Answe
     // under a microsecond); the exact stage, which may take a while, lets
     // other threads run (it repeats the bounded search: a few ms at most).
     let search = Effort {
-        budget: if max_work < 0 {
-            DEFAULT_BUDGET
-        } else {
-            max_work as u64
-        },
+        budget: budget(max_work),
         exact_until: None,
     };
     let verdict = match pair_overlap(va, vb, search) {
@@ -551,6 +545,12 @@ fn decide(py: Python<'_>, a: Layout, b: Layout, max_work: i64) -> PyResult<Answe
     })
 }
 
+/// Every byte distance in `distances` is a whole number of `itemsize`-byte
+/// elements: elements can be the unit ([`in_unit`]).
+fn whole_elements<'a>(itemsize: i64, mut distances: impl Iterator<Item = &'a i64>) -> bool {
+    itemsize > 0 && distances.all(|d| d % itemsize == 0)
+}
+
 /// `n`'s strides in elements (`elements`: each a multiple of the
 /// itemsize), else in bytes with the element's bytes as a last dimension.
 fn in_unit(n: &mut Normal, elements: bool) {
@@ -563,10 +563,6 @@ fn in_unit(n: &mut Normal, elements: bool) {
     }
 }
 
-fn too_hard(py: Python<'_>, message: &str) -> PyErr {
-    crate::error::too_hard(py, message)
-}
-
 /// Whether `a` and `b` share a byte, exactly (numpy's `shares_memory`).
 #[pyfunction]
 #[pyo3(signature = (a, b, /, max_work = None))]
@@ -577,7 +573,7 @@ pub fn shares_memory(
     max_work: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
     let work = self::max_work(max_work, -1)?;
-    match decide(py, read(a, "a")?, read(b, "b")?, work)? {
+    match pair_answer(py, read(a, "a")?, read(b, "b")?, work)? {
         Answer::No => Ok(false),
         Answer::Yes => Ok(true),
         Answer::TooHard(why) => Err(too_hard(py, why)),
@@ -596,7 +592,7 @@ pub fn may_share_memory(
 ) -> PyResult<bool> {
     let work = self::max_work(max_work, MAY_SHARE_BOUNDS)?;
     Ok(!matches!(
-        decide(py, read(a, "a")?, read(b, "b")?, work)?,
+        pair_answer(py, read(a, "a")?, read(b, "b")?, work)?,
         Answer::No
     ))
 }
@@ -610,7 +606,7 @@ pub fn array_internal_overlap(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<
     };
     let k = n.itemsize;
     let mut n = n;
-    let elements = k > 0 && n.strides.iter().all(|s| s % k == 0);
+    let elements = whole_elements(k, n.strides.iter());
     in_unit(&mut n, elements);
     let view = View {
         sizes: n.sizes.to_vec(),

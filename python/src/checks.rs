@@ -31,7 +31,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyBool, PyString, PyTuple};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -815,11 +815,7 @@ unsafe extern "C" fn epilogue(
         Ok(c) => c.get().counted(&locals, &PyTuple::empty(py)),
         Err(_) => false,
     };
-    new_ref(if ok {
-        unsafe { ffi::Py_True() }
-    } else {
-        unsafe { ffi::Py_False() }
-    })
+    PyBool::new(py, ok).to_owned().into_ptr()
 }
 
 static RECORD: Def = Def::one_argument(c"symalias_record", record);
@@ -841,7 +837,9 @@ unsafe extern "C" fn begin(
 ) -> *mut ffi::PyObject {
     let number = EVALUATIONS.fetch_add(1, Ordering::Relaxed) + 1;
     EVALUATION.with(|e| e.set(number));
-    new_ref(unsafe { ffi::Py_True() })
+    // CPython calls it with the GIL held.
+    let py = unsafe { Python::assume_attached() };
+    PyBool::new(py, true).to_owned().into_ptr()
 }
 
 /// Never raises: True, always (the tensor is read when the check runs).
@@ -855,13 +853,5 @@ unsafe extern "C" fn record(
         let r = r.get();
         r.check.get().record(r.k, arg);
     }
-    new_ref(unsafe { ffi::Py_True() })
-}
-
-/// A new (strong) reference to `obj` (`Py_NewRef`, which the stable ABI
-/// of 3.9 lacks).
-fn new_ref(obj: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    // SAFETY: `obj` is a live object (a singleton here).
-    unsafe { ffi::Py_IncRef(obj) };
-    obj
+    PyBool::new(py, true).to_owned().into_ptr()
 }

@@ -25,6 +25,7 @@ numpy's exact ``shares_memory`` (no ``max_work``) is the oracle;
 from __future__ import annotations
 
 import random
+from typing import Any
 
 Layout = tuple[tuple[int, ...], tuple[int, ...], int]
 Pair = tuple[Layout, Layout]
@@ -100,6 +101,16 @@ def instances(seed: int, count: int, scale: float = 1.0) -> list[tuple[str, Pair
     """``count`` instances, the families in turn, from one seed."""
     r = random.Random(seed)
     return [(FAMILIES[i % len(FAMILIES)], instance(r, FAMILIES[i % len(FAMILIES)], scale)) for i in range(count)]
+
+
+def numpy_views(pair: Pair) -> list[Any]:
+    """The pair as numpy ``as_strided`` views of one zeroed int8 buffer
+    (numpy imported here: the generators need none)."""
+    import numpy as np
+    from numpy.lib.stride_tricks import as_strided
+
+    buf = np.zeros(max(extent(layout) for layout in pair), dtype=np.int8)
+    return [as_strided(buf[o:], shape=s, strides=t) for s, t, o in pair]
 
 
 def tensors(pair: Pair) -> list[dict[str, object]]:
